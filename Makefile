@@ -1,0 +1,42 @@
+# Quick start: `make demo` and `make test` on a fresh clone.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint typecheck unit safety bench bot clean venv
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/python -m diagnosis.demo
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+unit: $(STAMP)
+	$(BIN)/pytest -q -p no:cacheprovider
+
+safety: $(STAMP)
+	$(BIN)/python -m tests.safety.report
+
+test: lint typecheck unit safety
+
+bench: $(STAMP)
+	$(BIN)/python -m bench.run_all
+
+bot: $(STAMP)
+	$(BIN)/diagnose bot --bundles diagnosis/examples
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -1,0 +1,126 @@
+"""`diagnose`: the command line face of the engine.
+
+Exit status: 0 whenever a report was produced, whatever the outcome; 2 with a one-line reason for
+usage errors, unreadable bundles and configuration that is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any, NoReturn
+
+from diagnosis.masking import mask
+from diagnosis.models import Diagnosis
+from diagnosis.render import QueryError, apply_query, render_json, render_markdown
+from diagnosis.timeutil import parse_instant
+
+# Modules that add subcommands: each has `register(subparsers)`.
+SUBCOMMAND_MODULES = (
+    "diagnosis.runai.cli",
+    "diagnosis.modelarts.cli",
+    "diagnosis.replay_cli",
+    "diagnosis.explain_cli",
+    "diagnosis.sim",
+    "bot.cli",
+    "diagnosis.preview_cli",
+)
+
+
+class UsageError(Exception):
+    """A one-line reason printed as `diagnose: error: …` with exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def add_output_options(parser: argparse.ArgumentParser, *, langs: Sequence[str]) -> None:
+    parser.add_argument("--format", choices=("md", "json"), default="md", help="report format (default md)")
+    parser.add_argument("--lang", choices=tuple(langs), default=None, help="language of the report")
+    parser.add_argument("--query", metavar="EXPR", help="JMESPath expression applied to the JSON output")
+
+
+def add_time_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--as-of",
+        metavar="TIMESTAMP",
+        default=None,
+        help="the 'now' for lookback windows, metric ranges and stall checks (also DIAGNOSE_NOW)",
+    )
+
+
+def resolve_now(as_of: str | None) -> datetime:
+    text = as_of or os.environ.get("DIAGNOSE_NOW")
+    if not text:
+        return datetime.now(UTC)
+    instant = parse_instant(text)
+    if instant is None:
+        raise UsageError(f"cannot read --as-of / DIAGNOSE_NOW {text!r}: use ISO-8601, e.g. 2026-11-28T09:00:00Z")
+    return instant
+
+
+def emit(diagnosis: Diagnosis, args: argparse.Namespace, *, lang: str) -> None:
+    """Print the report in the chosen format (after `--query` when given)."""
+    if getattr(args, "query", None):
+        data = json.loads(render_json(diagnosis))
+        try:
+            result = apply_query(data, args.query)
+        except QueryError as exc:
+            raise UsageError(str(exc)) from None
+        print(json.dumps(result, ensure_ascii=False, indent=2))
+        return
+    if getattr(args, "format", "md") == "json":
+        print(render_json(diagnosis))
+    else:
+        print(render_markdown(diagnosis, lang=lang))
+
+
+def run_async(coro_factory: Callable[[], Any]) -> Any:
+    return asyncio.run(coro_factory())
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="diagnose",
+        description="Read-only diagnosis of failed ModelArts and Run:ai training jobs.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for module_name in SUBCOMMAND_MODULES:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name and module_name.startswith(exc.name):
+                continue
+            raise
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        code = handler(args)
+    except UsageError as exc:
+        print(f"diagnose: error: {mask(str(exc))}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return int(code or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,176 @@
+"""The HTTP stack every platform client uses: read-only guard, retries with backoff, a shared throttle.
+
+Order on the way out: ReadOnlyGuard -> Retrying -> the real (or replay) transport.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
+
+import httpx
+
+
+class MutatingRequestRefused(httpx.TransportError):
+    """Raised before any byte leaves the process when a request is not a read."""
+
+
+@dataclass(frozen=True)
+class AllowedPost:
+    """A POST that only reads (a search, a token request), named by a path pattern."""
+
+    path_pattern: str
+    reason: str
+
+    def matches(self, path: str) -> bool:
+        return re.fullmatch(self.path_pattern, path) is not None
+
+
+class ReadOnlyGuard(httpx.AsyncBaseTransport):
+    """Refuses every method but GET, and POST to the named read-only endpoints."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport, *, allowed_posts: Iterable[AllowedPost] = ()) -> None:
+        self._inner = inner
+        self._allowed_posts = tuple(allowed_posts)
+
+    def is_allowed(self, method: str, path: str) -> bool:
+        method = method.upper()
+        if method == "GET":
+            return True
+        return method == "POST" and any(rule.matches(path) for rule in self._allowed_posts)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if not self.is_allowed(request.method, request.url.path):
+            raise MutatingRequestRefused(
+                f"refused {request.method} {request.url.path}: this tool only reads", request=request
+            )
+        return await self._inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class Throttle:
+    """A request-rate limit shared by every request of a client (or of a whole scan).
+
+    A 429 pauses everyone, not just the request that got it: the platform's limit is per account.
+    """
+
+    def __init__(self, rate_per_second: float | None = None, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate_per_second = rate_per_second
+        self._clock = clock
+        self._next_slot = 0.0
+        self._paused_until = 0.0
+        self._lock = asyncio.Lock()
+        self.pauses = 0
+
+    async def acquire(self) -> None:
+        async with self._lock:
+            now = self._clock()
+            start = max(now, self._next_slot, self._paused_until)
+            if self.rate_per_second:
+                self._next_slot = start + 1.0 / self.rate_per_second
+            wait = start - now
+        if wait > 0:
+            await asyncio.sleep(wait)
+
+    def pause(self, seconds: float) -> None:
+        self.pauses += 1
+        self._paused_until = max(self._paused_until, self._clock() + seconds)
+
+
+@dataclass
+class RetryPolicy:
+    attempts: int = 4
+    base_delay: float = 0.25
+    max_delay: float = 8.0
+    deadline: float = 30.0
+    retry_statuses: frozenset[int] = field(default_factory=lambda: frozenset({429, 500, 502, 503, 504}))
+
+
+def retry_after_seconds(response: httpx.Response) -> float | None:
+    value = response.headers.get("Retry-After")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        try:
+            when = parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        return max(0.0, when.timestamp() - time.time())
+
+
+class Retrying(httpx.AsyncBaseTransport):
+    """Retries 429/5xx, resets and timeouts with capped exponential backoff and jitter.
+
+    `Retry-After` is honoured (and pauses the shared throttle). A total deadline bounds the whole
+    exchange so that a diagnosis never hangs past it; the last answer (or error) is returned.
+    """
+
+    def __init__(
+        self,
+        inner: httpx.AsyncBaseTransport,
+        *,
+        policy: RetryPolicy | None = None,
+        throttle: Throttle | None = None,
+        sleep: Callable[[float], object] | None = None,
+    ) -> None:
+        self._inner = inner
+        self.policy = policy or RetryPolicy()
+        self.throttle = throttle or Throttle()
+        self._sleep = sleep or asyncio.sleep
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        started = time.monotonic()
+        attempt = 0
+        body = request.content  # buffered so a retry can resend it
+        while True:
+            attempt += 1
+            await self.throttle.acquire()
+            retry_request = httpx.Request(
+                request.method, request.url, headers=request.headers, content=body, extensions=request.extensions
+            )
+            try:
+                response = await self._inner.handle_async_request(retry_request)
+            except MutatingRequestRefused:
+                raise
+            except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError):
+                if not self._may_retry(attempt, started, 0.0):
+                    raise
+                await self._pause(self._backoff(attempt))
+                continue
+            if response.status_code not in self.policy.retry_statuses:
+                return response
+            hinted = retry_after_seconds(response)
+            delay = hinted if hinted is not None else self._backoff(attempt)
+            if response.status_code == 429:
+                self.throttle.pause(delay)
+            if not self._may_retry(attempt, started, delay):
+                return response
+            await response.aread()
+            await response.aclose()
+            await self._pause(delay)
+
+    def _backoff(self, attempt: int) -> float:
+        ceiling = min(self.policy.max_delay, self.policy.base_delay * (2 ** (attempt - 1)))
+        return ceiling / 2 + random.uniform(0, ceiling / 2)
+
+    def _may_retry(self, attempt: int, started: float, delay: float) -> bool:
+        if attempt >= self.policy.attempts:
+            return False
+        return time.monotonic() - started + delay < self.policy.deadline
+
+    async def _pause(self, seconds: float) -> None:
+        result = self._sleep(seconds)
+        if asyncio.iscoroutine(result):
+            await result
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()

@@ -1,0 +1,28 @@
+"""`diagnose replay BUNDLE`: the same diagnosis offline, no credentials, no network."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from diagnosis import engine
+from diagnosis.cli import UsageError, add_output_options, emit, run_async
+from diagnosis.replay import BundleError, load_bundle
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("replay", help="diagnose offline from an evidence bundle")
+    parser.add_argument("bundle", help="an evidence-bundle/v1 JSON file")
+    add_output_options(parser, langs=("en", "fr", "zh", "ja"))
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    try:
+        bundle = load_bundle(args.bundle)
+    except BundleError as exc:
+        raise UsageError(str(exc)) from None
+    lang = engine.resolve_lang(bundle.platform, args.lang)
+    diagnosis = run_async(lambda: engine.replay(bundle, lang=lang))
+    emit(diagnosis, args, lang=lang)
+    return 0
