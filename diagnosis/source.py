@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 import httpx
@@ -135,6 +135,7 @@ class HttpSource:
         recorder: Recorder | None = None,
         call_log: CallLog | None = None,
         fixed_args: Mapping[str, Any] | None = None,
+        observer: Callable[[str], None] | None = None,
     ) -> None:
         self.routes = routes
         self.client = client
@@ -142,6 +143,8 @@ class HttpSource:
         self.recorder = recorder
         self.log = call_log or CallLog()
         self.fixed_args = dict(fixed_args or {})
+        # Told the op name before each call: the bot shows which step is running.
+        self.observer = observer
 
     @property
     def calls(self) -> list[str]:
@@ -152,6 +155,8 @@ class HttpSource:
         route = self.routes.route_for(op, variant)
         wanted = {k: v for k, v in merged.items() if k in route.path_params or k not in self.fixed_args}
         self.log.record(op, identifying(wanted))
+        if self.observer is not None:
+            self.observer(op)
         try:
             url, query, body = route.build(self.base_url, merged)
         except ValueError as exc:
