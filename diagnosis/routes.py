@@ -6,6 +6,7 @@ for the simulator, so replay and the simulator exercise the real client code.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -93,10 +94,8 @@ class RouteTable:
             for key, value in parse_qsl(query, keep_blank_values=True):
                 args[key] = f"{args[key]},{value}" if key in args and key not in params else value
             if route.body_args and body:
-                try:
+                with contextlib.suppress(ValueError):
                     args.update(route.body_args(body))
-                except ValueError:
-                    pass
             return route, args
         return None
 
