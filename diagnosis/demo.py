@@ -20,7 +20,7 @@ from pathlib import Path
 from diagnosis import engine
 from diagnosis.models import Bundle, Diagnosis
 from diagnosis.render import render_markdown
-from diagnosis.sim import SimServer, load_bundle_dir
+from diagnosis.sim import SimServer, load_bundle_pairs
 
 EXAMPLES = Path(__file__).resolve().parent / "examples"
 DEMO_ACCESS_KEY = "DEMOACCESSKEY0000000"
@@ -102,12 +102,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default=None, help="run only scenarios whose file name contains this")
     options = parser.parse_args(argv)
 
-    bundles = [bundle for bundle in load_bundle_dir(options.examples)]
-    paths = sorted(Path(options.examples).rglob("*.json"))
+    pairs = load_bundle_pairs(options.examples)
+    bundles = [bundle for _path, bundle in pairs]
     scenarios = [
-        (path, bundle)
-        for path, bundle in zip(paths, bundles, strict=False)
-        if options.only is None or options.only in path.name
+        (path, bundle) for path, bundle in pairs if options.only is None or options.only in path.name
     ]
     if not scenarios:
         print(f"no scenario bundles under {options.examples}", file=sys.stderr)

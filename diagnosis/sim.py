@@ -55,15 +55,22 @@ def _routes_for(platform: str) -> RouteTable:
     return engine.backend(platform).routes
 
 
-def load_bundle_dir(directory: str | Path) -> list[Bundle]:
-    """Every `*.json` evidence bundle under a folder (recursively), in a stable order."""
-    bundles: list[Bundle] = []
+def load_bundle_pairs(directory: str | Path) -> list[tuple[Path, Bundle]]:
+    """Every `*.json` evidence bundle under a folder (recursively), in a stable order, with its path.
+
+    Files that are not bundles (diagnoses, goldens) are skipped.
+    """
+    pairs: list[tuple[Path, Bundle]] = []
     for path in sorted(Path(directory).rglob("*.json")):
         try:
-            bundles.append(load_bundle(path))
+            pairs.append((path, load_bundle(path)))
         except BundleError:
             continue
-    return bundles
+    return pairs
+
+
+def load_bundle_dir(directory: str | Path) -> list[Bundle]:
+    return [bundle for _path, bundle in load_bundle_pairs(directory)]
 
 
 def _fake_jwt(lifetime_seconds: int) -> str:
