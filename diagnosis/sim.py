@@ -122,8 +122,8 @@ class SimServer:
 
     @property
     def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        address = self._server.server_address
+        return f"http://{address[0]!s}:{address[1]}"
 
     def start(self) -> SimServer:
         self._thread = threading.Thread(target=self._server.serve_forever, name="diagnose-sim", daemon=True)
