@@ -1,0 +1,1 @@
+"""Huawei Cloud ModelArts training-job diagnosis: signed client, five-phase workflow, reports, scan."""
