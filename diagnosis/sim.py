@@ -94,18 +94,24 @@ class SimServer:
         timeout_hold_seconds: float = 60.0,
         host: str = "127.0.0.1",
         port: int = 0,
+        route_tables: dict[str, RouteTable] | None = None,
     ) -> None:
+        def routes_for(platform: str) -> RouteTable:
+            if route_tables is not None and platform in route_tables:
+                return route_tables[platform]
+            return _routes_for(platform)
+
         self.tables: dict[str, _PlatformTable] = {}
         for bundle in bundles:
             table = self.tables.get(bundle.platform)
             if table is None:
                 table = self.tables[bundle.platform] = _PlatformTable(
-                    bundle.platform, _routes_for(bundle.platform)
+                    bundle.platform, routes_for(bundle.platform)
                 )
             table.exchanges.extend(bundle.exchanges)
         for platform in ("modelarts", "runai"):
             if platform not in self.tables:
-                self.tables[platform] = _PlatformTable(platform, _routes_for(platform))
+                self.tables[platform] = _PlatformTable(platform, routes_for(platform))
         self.latency = dict(latency or {})
         self.default_latency = default_latency
         self.faults: dict[str, list[Fault]] = {op: list(items) for op, items in (faults or {}).items()}
