@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
@@ -136,6 +137,7 @@ class HttpSource:
         call_log: CallLog | None = None,
         fixed_args: Mapping[str, Any] | None = None,
         observer: Callable[[str], None] | None = None,
+        deadline_seconds: float | None = None,
     ) -> None:
         self.routes = routes
         self.client = client
@@ -145,6 +147,9 @@ class HttpSource:
         self.fixed_args = dict(fixed_args or {})
         # Told the op name before each call: the bot shows which step is running.
         self.observer = observer
+        # Bounds a whole diagnosis: once spent, calls answer at once with no status, so the
+        # workflow still returns the best diagnosis the evidence gathered so far allows.
+        self._deadline_at = time.monotonic() + deadline_seconds if deadline_seconds else None
 
     @property
     def calls(self) -> list[str]:
@@ -181,13 +186,17 @@ class HttpSource:
         text_answer: bool,
     ) -> Answer:
         headers = {"Content-Type": "application/json"} if body is not None else {}
+        remaining = None if self._deadline_at is None else self._deadline_at - time.monotonic()
+        if remaining is not None and remaining <= 0:
+            return Answer(op=op, args=args, error="not attempted: the diagnosis deadline was reached")
         try:
-            response = await self.client.request(method, url, params=query or None, content=body, headers=headers)
+            request = self.client.request(method, url, params=query or None, content=body, headers=headers)
+            response = await (request if remaining is None else asyncio.wait_for(request, remaining))
         except MutatingRequestRefused as exc:
             return Answer(op=op, args=args, error=f"refused: {exc}")
         except NotRecorded:
             return Answer(op=op, args=args, error="not recorded in the bundle")
-        except httpx.TimeoutException:
+        except (httpx.TimeoutException, TimeoutError):
             return Answer(op=op, args=args, error="timeout")
         except httpx.TransportError as exc:
             return Answer(op=op, args=args, error=f"connection failed ({type(exc).__name__})")
@@ -214,7 +223,9 @@ def _to_answer(op: str, args: dict[str, Any], response: httpx.Response, *, text_
             body = json.loads(raw)
         except (ValueError, UnicodeDecodeError):
             text = raw[:4096].decode("utf-8", errors="replace")
-    answer = Answer(op=op, args=args, status=response.status_code, body=body, text=text, request_id=request_id)
+    answer = Answer(
+        op=op, args=args, status=response.status_code, body=body, text=text, request_id=request_id
+    )
     if 200 <= response.status_code < 300 and body is None and not text_answer:
         answer.error = "answer was not JSON" if text is not None else "empty answer"
     return answer

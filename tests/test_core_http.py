@@ -25,11 +25,18 @@ ROUTES = RouteTable(
 def test_matching_follows_the_contract_rules() -> None:
     exchanges = [
         Exchange(op="list_things", args={"filterBy": "name==a,clusterId==c"}, status=200, body={"n": 1}),
-        Exchange(op="list_things", args={"filterBy": "name==a,clusterId==c", "offset": 50}, status=200, body={"n": 2}),
+        Exchange(
+            op="list_things",
+            args={"filterBy": "name==a,clusterId==c", "offset": 50},
+            status=200,
+            body={"n": 2},
+        ),
         Exchange(op="get_thing", args={"thingId": "x", "previous": True}, status=200, body={"n": 3}),
     ]
     # recorded set contained in the called set; more keys in the call are fine
-    first = find_exchange(exchanges, "list_things", {"filterBy": "clusterId==c,name==a,projectName==p", "limit": 50})
+    first = find_exchange(
+        exchanges, "list_things", {"filterBy": "clusterId==c,name==a,projectName==p", "limit": 50}
+    )
     assert first is not None and first.body == {"n": 1}
     # most equal keys wins
     paged = find_exchange(exchanges, "list_things", {"filterBy": "name==a,clusterId==c", "offset": "50"})
@@ -49,7 +56,9 @@ async def test_replay_serves_the_real_paths_and_records_calls_once() -> None:
     exchanges = [
         Exchange(op="get_thing", args={"thingId": "t1"}, status=200, body={"phase": "Failed"}),
         Exchange(op="read_log", args={"name": "p"}, status=200, text="Traceback ...\nValueError: x"),
-        Exchange(op="get_thing_pods", args={"thingId": "t1"}, status=500, body={"code": 500, "message": "boom"}),
+        Exchange(
+            op="get_thing_pods", args={"thingId": "t1"}, status=500, body={"code": 500, "message": "boom"}
+        ),
     ]
     transport = ReadOnlyGuard(BundleTransport(ROUTES, exchanges))
     async with httpx.AsyncClient(transport=transport) as client:
@@ -73,7 +82,9 @@ async def test_guard_refuses_every_method_but_get_and_named_posts() -> None:
         sent.append(request.method)
         return httpx.Response(200, json={})
 
-    guard = ReadOnlyGuard(httpx.MockTransport(handler), allowed_posts=[AllowedPost(r"/v2/[^/]+/searches", "search")])
+    guard = ReadOnlyGuard(
+        httpx.MockTransport(handler), allowed_posts=[AllowedPost(r"/v2/[^/]+/searches", "search")]
+    )
     async with httpx.AsyncClient(transport=guard, base_url="http://x") as client:
         assert (await client.get("/a")).status_code == 200
         assert (await client.post("/v2/p/searches", json={})).status_code == 200
@@ -119,3 +130,19 @@ async def test_retry_gives_up_within_its_budget() -> None:
     async with httpx.AsyncClient(transport=transport) as client:
         response = await client.get("http://x/a")
     assert response.status_code == 502 and calls == 3
+
+
+async def test_a_spent_deadline_stops_calls_and_names_them() -> None:
+    async def slow(request: httpx.Request) -> httpx.Response:
+        import asyncio
+
+        await asyncio.sleep(5)
+        return httpx.Response(200, json={})
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(slow)) as client:
+        source = HttpSource(routes=ROUTES, client=client, base_url="http://x", deadline_seconds=0.2)
+        first = await source.fetch("get_thing", thingId="a")
+        second = await source.fetch("get_thing", thingId="b")
+    assert first.status is None and first.error == "timeout"
+    assert second.status is None and second.error is not None and "deadline" in second.error
+    assert source.calls == ["get_thing", "get_thing"]
