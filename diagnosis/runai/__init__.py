@@ -1,0 +1,1 @@
+"""NVIDIA Run:ai: read-only client, optional Tier-2 Kubernetes evidence, the runbook workflow and reports."""

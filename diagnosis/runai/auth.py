@@ -1,0 +1,137 @@
+"""Run:ai bearer-token authentication (client credentials), cached until shortly before expiry.
+
+`POST /api/v1/token` with `{"grantType": "client_credentials", "clientId", "clientSecret"}` answers
+`{"accessToken", "expiresIn"?}`. Older control planes omit `expiresIn`: the JWT's `exp` claim is
+used instead (runapy does the same). The token is refreshed when fewer than 60 s remain, and once
+more (with one retry of the request) when the API answers 401. Token expiry always uses the real
+clock, never the diagnosis' "now".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import time
+from collections.abc import AsyncGenerator, Callable, Generator
+from typing import Any
+
+import httpx
+
+from diagnosis.runai.routes import TOKEN_PATH
+
+REFRESH_MARGIN_SECONDS = 60.0
+# When neither `expiresIn` nor a JWT `exp` says how long a token lives: assume a short life.
+ASSUMED_LIFETIME_SECONDS = 300.0
+
+
+class TokenRequestFailed(Exception):
+    """The token endpoint refused or failed; carries what the caller should report.
+
+    Deliberately not an httpx.TransportError: the Run:ai source turns it into an answer that names
+    the token problem instead of a bare "connection failed".
+    """
+
+    def __init__(self, message: str, *, status: int | None, body: Any = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.body = body
+
+
+def jwt_expiry(token: str) -> float | None:
+    """The `exp` claim (epoch seconds) of a JWT, or None when the token is not a readable JWT."""
+    parts = token.split(".")
+    if len(parts) < 2:
+        return None
+    payload = parts[1] + "=" * (-len(parts[1]) % 4)
+    try:
+        claims = json.loads(base64.urlsafe_b64decode(payload.encode("ascii")))
+    except (ValueError, UnicodeError):
+        return None
+    exp = claims.get("exp") if isinstance(claims, dict) else None
+    return float(exp) if isinstance(exp, int | float) and not isinstance(exp, bool) else None
+
+
+class RunaiTokenAuth(httpx.Auth):
+    requires_response_body = True
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        client_id: str,
+        client_secret: str,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._token_url = base_url.rstrip("/") + TOKEN_PATH
+        self._client_id = client_id
+        self._client_secret = client_secret
+        self._clock = clock
+        self._token: str | None = None
+        self._expires_at = 0.0
+        self._lock: asyncio.Lock | None = None
+        self.token_requests = 0
+
+    def _needs_refresh(self) -> bool:
+        return self._token is None or self._clock() >= self._expires_at - REFRESH_MARGIN_SECONDS
+
+    def _token_request(self) -> httpx.Request:
+        self.token_requests += 1
+        body = {"grantType": "client_credentials", "clientId": self._client_id, "clientSecret": self._client_secret}
+        return httpx.Request("POST", self._token_url, json=body, headers={"Accept": "application/json"})
+
+    def _store(self, response: httpx.Response) -> None:
+        """Keep the token from a token answer, or raise TokenRequestFailed saying what went wrong."""
+        try:
+            data = response.json()
+        except ValueError:
+            data = None
+        if response.status_code != 200 or not isinstance(data, dict):
+            detail = ""
+            if isinstance(data, dict):
+                message = data.get("message") or data.get("error_description") or data.get("error")
+                detail = f": {message}" if isinstance(message, str) and message else ""
+            status = response.status_code
+            # 4xx from the token endpoint means the credentials (or RUNAI_URL) are wrong: report it
+            # as an authentication refusal; 5xx stays "no answer" (the platform is failing).
+            reported = 401 if 400 <= status < 500 else None
+            message = (
+                f"Run:ai token request failed (HTTP {status} from {TOKEN_PATH}{detail}); "
+                "check RUNAI_URL, RUNAI_CLIENT_ID and RUNAI_CLIENT_SECRET"
+            )
+            raise TokenRequestFailed(
+                message, status=reported, body={"code": reported, "message": message} if reported else None
+            )
+        token = data.get("accessToken") or data.get("access_token")
+        if not isinstance(token, str) or not token:
+            raise TokenRequestFailed("Run:ai token answer holds no accessToken", status=None)
+        expires_in = data.get("expiresIn", data.get("expires_in"))
+        now = self._clock()
+        if isinstance(expires_in, int | float) and not isinstance(expires_in, bool) and expires_in > 0:
+            self._expires_at = now + float(expires_in)
+        else:
+            exp = jwt_expiry(token)
+            self._expires_at = exp if exp is not None else now + ASSUMED_LIFETIME_SECONDS
+        self._token = token
+
+    def sync_auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        raise RuntimeError("RunaiTokenAuth is used with httpx.AsyncClient only")
+
+    async def async_auth_flow(self, request: httpx.Request) -> AsyncGenerator[httpx.Request, httpx.Response]:
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        if self._needs_refresh():
+            async with self._lock:
+                if self._needs_refresh():
+                    self._store((yield self._token_request()))
+        used = self._token
+        request.headers["Authorization"] = f"Bearer {used}"
+        response = yield request
+        if response.status_code != 401:
+            return
+        # Expired or unknown to the issuer: one refresh (shared with concurrent requests), one retry.
+        async with self._lock:
+            if self._token == used:
+                self._store((yield self._token_request()))
+        request.headers["Authorization"] = f"Bearer {self._token}"
+        yield request

@@ -1,0 +1,44 @@
+"""Run:ai configuration from the environment (pydantic-settings)."""
+
+from __future__ import annotations
+
+from pydantic import SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class ConfigError(ValueError):
+    """Configuration that is missing or unusable, named so the user can fix it."""
+
+
+class RunaiSettings(BaseSettings):
+    """`RUNAI_URL`, `RUNAI_CLIENT_ID`, `RUNAI_CLIENT_SECRET` for the control plane; `KUBECONFIG` for Tier 2."""
+
+    model_config = SettingsConfigDict(env_prefix="", extra="ignore", case_sensitive=False)
+
+    runai_url: str | None = None
+    runai_client_id: str | None = None
+    runai_client_secret: SecretStr | None = None
+    # Tier 2: a kubeconfig path (the standard variable); unset means ~/.kube/config or in-cluster.
+    kubeconfig: str | None = None
+
+    def require_control_plane(self) -> tuple[str, str, str]:
+        """(url, client id, client secret), or ConfigError naming the first missing variable."""
+        missing = [
+            name
+            for name, value in (
+                ("RUNAI_URL", self.runai_url),
+                ("RUNAI_CLIENT_ID", self.runai_client_id),
+                ("RUNAI_CLIENT_SECRET", self.runai_client_secret.get_secret_value() if self.runai_client_secret else None),
+            )
+            if not value
+        ]
+        if missing:
+            raise ConfigError(
+                f"Run:ai is not configured: set {', '.join(missing)} "
+                "(the control-plane URL and a service-account client id and secret)"
+            )
+        url = str(self.runai_url).strip().rstrip("/")
+        if not url.startswith(("http://", "https://")):
+            raise ConfigError(f"RUNAI_URL must start with https:// (got {url!r})")
+        assert self.runai_client_id is not None and self.runai_client_secret is not None
+        return url, self.runai_client_id, self.runai_client_secret.get_secret_value()

@@ -1,0 +1,66 @@
+"""The Run:ai evidence source: control-plane ops to RUNAI_URL, `k8s.*` ops to the Kubernetes API.
+
+Both halves share one CallLog (the diagnosis' `calls`), one Recorder (`--capture`) and one
+observer, so a diagnosis sees a single source whatever the transport (live, replay, simulator).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from diagnosis.runai.auth import TokenRequestFailed
+from diagnosis.runai.routes import is_k8s_op
+from diagnosis.source import Answer, HttpSource
+
+
+class RunaiHttpSource(HttpSource):
+    """An HttpSource that reports a failed token request as the answer of the call that needed it."""
+
+    async def _send(
+        self,
+        op: str,
+        args: dict[str, Any],
+        method: str,
+        url: str,
+        query: dict[str, str],
+        body: bytes | None,
+        *,
+        text_answer: bool,
+    ) -> Answer:
+        try:
+            return await super()._send(op, args, method, url, query, body, text_answer=text_answer)
+        except TokenRequestFailed as exc:
+            return Answer(op=op, args=args, status=exc.status, body=exc.body, error=str(exc))
+
+
+class RunaiSource:
+    """Dispatches by op: `k8s.*` to the Tier-2 source (when there is one), the rest to Run:ai."""
+
+    def __init__(
+        self,
+        *,
+        control_plane: HttpSource,
+        kubernetes: HttpSource | None,
+        tier2_unavailable_reason: str | None = None,
+    ) -> None:
+        if kubernetes is not None and kubernetes.log is not control_plane.log:
+            raise ValueError("the Run:ai and Kubernetes sources must share one CallLog")
+        self.control_plane = control_plane
+        self.kubernetes = kubernetes
+        self.tier2_unavailable_reason = tier2_unavailable_reason
+
+    @property
+    def calls(self) -> list[str]:
+        return self.control_plane.calls
+
+    @property
+    def tier2_available(self) -> bool:
+        return self.kubernetes is not None
+
+    async def fetch(self, op: str, /, *, variant: str | None = None, **args: Any) -> Answer:
+        if is_k8s_op(op):
+            if self.kubernetes is None:
+                reason = self.tier2_unavailable_reason or "no Kubernetes credentials"
+                return Answer(op=op, args=args, error=f"Tier 2 unavailable: {reason}")
+            return await self.kubernetes.fetch(op, variant=variant, **args)
+        return await self.control_plane.fetch(op, variant=variant, **args)
