@@ -1,0 +1,206 @@
+"""Short bot messages: notices, usage, follow-up answers from a stored diagnosis, scans, explanations."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from blocks.escape import code_span, escape_mrkdwn
+from blocks.kit import Block, SlackMessage, actions, context, fallback_text, fields_section, header, section
+from blocks.labels import label, label_mrkdwn
+from blocks.limits import MAX_BLOCKS, MAX_SECTION_TEXT, cut_mrkdwn
+from blocks.mrkdwn import markdown_to_mrkdwn
+from blocks.report import evidence_line, headline, recommendation_line
+from diagnosis.models import Diagnosis, Evidence
+
+# Evidence sources that hold log lines (Run:ai Tier 2, ModelArts log preview and task messages).
+LOG_SOURCES = ("k8s.read_pod_log", "ShowTrainingJobLogsPreview")
+HISTORY_SOURCES = ("get_workload_history",)
+
+USAGE_MARKDOWN = """\
+**/diagnose** — read-only diagnosis of a failed training job. Nothing is ever changed.
+
+- `/diagnose runai cluster=<id> workload=<name> project=<project> [lookback=7d] [intent=active]`
+- `/diagnose runai id=<workload-id> cluster=<id>`
+- `/diagnose modelarts job=<id-or-name> [region=<region>]`
+- `/diagnose scan modelarts [region=<region>]`
+- `/diagnose explain 137` — what an exit code means
+- `/diagnose help`
+
+Or mention the bot: `@diagnose-bot why did train-42 in ml-team fail on cluster prod-a?`
+In a report's thread, reply `evidence`, `history`, `logs`, `json`, `why`, `rerun` or `explain <code>`.
+"""
+
+
+def notice(text: str, *, emoji: str = ":information_source:") -> SlackMessage:
+    """One plain sentence (escaped here)."""
+    return SlackMessage(text=fallback_text(text), blocks=[section(f"{emoji} {escape_mrkdwn(text)}")])
+
+
+def notice_mrkdwn(mrkdwn_text: str, *, fallback: str, emoji: str = ":information_source:") -> SlackMessage:
+    return SlackMessage(text=fallback_text(fallback), blocks=[section(f"{emoji} {mrkdwn_text}")])
+
+
+def usage_message(*, problem: str | None = None) -> SlackMessage:
+    blocks: list[Block] = []
+    if problem:
+        blocks.append(section(f":warning: {escape_mrkdwn(problem)}"))
+    blocks.append(section(markdown_to_mrkdwn(USAGE_MARKDOWN)))
+    return SlackMessage(text=fallback_text(problem or "How to use /diagnose"), blocks=blocks)
+
+
+def markdown_message(markdown: str, *, title: str | None = None, fallback: str) -> SlackMessage:
+    """Engine Markdown (an explanation, a scan table) as sections of at most 3,000 characters."""
+    converted = markdown_to_mrkdwn(markdown)
+    blocks: list[Block] = [header(title)] if title else []
+    truncated = False
+    while converted and len(blocks) < MAX_BLOCKS - 1:
+        if len(converted) <= MAX_SECTION_TEXT:
+            blocks.append(section(converted))
+            converted = ""
+            break
+        split = converted.rfind("\n", 0, MAX_SECTION_TEXT - 10)
+        if split <= 0 or converted[:split].count("```") % 2 == 1:
+            split = MAX_SECTION_TEXT - 10
+        blocks.append(section(cut_mrkdwn(converted[:split], MAX_SECTION_TEXT)))
+        converted = converted[split:].lstrip("\n")
+    if converted:
+        truncated = True
+        blocks.append(context(":scissors: " + escape_mrkdwn(label("cut", "en"))))
+    return SlackMessage(text=fallback_text(fallback), blocks=blocks, truncated=truncated)
+
+
+def _items_message(
+    diagnosis: Diagnosis,
+    items: Sequence[Evidence],
+    *,
+    title: str,
+    lang: str,
+    empty: str,
+    extra: Sequence[Block] = (),
+) -> SlackMessage:
+    blocks: list[Block] = [
+        section(f"*{escape_mrkdwn(title)}* — {escape_mrkdwn(headline(diagnosis, lang=lang))}")
+    ]
+    current = ""
+    truncated = False
+    for item in items:
+        line = evidence_line(item)
+        if len(current) + len(line) + 1 > MAX_SECTION_TEXT:
+            blocks.append(section(current))
+            current = ""
+        current = f"{current}\n{line}" if current else line
+        if len(blocks) >= MAX_BLOCKS - 3:
+            truncated = True
+            break
+    if current:
+        blocks.append(section(current))
+    if not items:
+        blocks.append(section(escape_mrkdwn(empty)))
+    blocks.extend(extra)
+    if truncated:
+        blocks.append(context(":scissors: " + escape_mrkdwn(label("cut", lang))))
+    return SlackMessage(
+        text=fallback_text(f"{title}: {headline(diagnosis, lang=lang)}"), blocks=blocks, truncated=truncated
+    )
+
+
+def evidence_message(diagnosis: Diagnosis, *, lang: str) -> SlackMessage:
+    return _items_message(
+        diagnosis, diagnosis.evidence, title=label("evidence", lang), lang=lang, empty=label("no_items", lang)
+    )
+
+
+def history_message(diagnosis: Diagnosis, *, lang: str) -> SlackMessage:
+    items = [item for item in diagnosis.evidence if item.source in HISTORY_SOURCES]
+    extra: list[Block] = []
+    if diagnosis.recurrence is not None:
+        occurrence = diagnosis.recurrence
+        state = label("recurring" if occurrence.recurring else "not_recurring", lang)
+        text = label("recurrence_text", lang, count=occurrence.count, window=occurrence.window)
+        extra.append(
+            section(f"*{escape_mrkdwn(label('recurrence', lang))}*\n{escape_mrkdwn(text)} ({state})")
+        )
+    empty = label("history_none", lang) if diagnosis.recurrence is None else label("no_items", lang)
+    return _items_message(
+        diagnosis, items, title=label("recurrence", lang), lang=lang, empty=empty, extra=extra
+    )
+
+
+def logs_message(diagnosis: Diagnosis, *, lang: str, buttons: Sequence[Block] = ()) -> SlackMessage:
+    items = [
+        item
+        for item in diagnosis.evidence
+        if item.source in LOG_SOURCES
+        or "message" in (item.field or "")
+        or "log" in (item.field or "").lower()
+    ]
+    extra = [actions(list(buttons), block_id="log_actions")] if buttons else []
+    return _items_message(
+        diagnosis, items, title="Logs", lang=lang, empty=label("logs_none", lang), extra=extra
+    )
+
+
+def why_message(diagnosis: Diagnosis, *, lang: str) -> SlackMessage:
+    """The root cause, the signature and the recommendations, for a `why` reply."""
+    parts = [f"*{escape_mrkdwn(headline(diagnosis, lang=lang))}*"]
+    if diagnosis.root_cause:
+        parts.append(markdown_to_mrkdwn(diagnosis.root_cause))
+    if diagnosis.signature:
+        parts.append(f"*{escape_mrkdwn(label('signature', lang))}* {code_span(diagnosis.signature)}")
+    blocks: list[Block] = [section("\n".join(parts))]
+    recommendations = [
+        recommendation_line(number, item.text, item.changes_resources, lang=lang)
+        for number, item in enumerate(diagnosis.recommendations, start=1)
+    ]
+    if recommendations:
+        text = f"*{escape_mrkdwn(label('recommendations', lang))}*\n" + "\n".join(recommendations)
+        blocks.append(section(cut_mrkdwn(text, MAX_SECTION_TEXT)))
+    return SlackMessage(
+        text=fallback_text(f"{headline(diagnosis, lang=lang)} {diagnosis.root_cause}"), blocks=blocks
+    )
+
+
+def scan_message(scan: dict[str, Any], *, lang: str) -> SlackMessage:
+    """scan/v1 (rulings M13): counts per category and one line per diagnosed job."""
+    platform = str(scan.get("platform") or "")
+    region = str(scan.get("region") or "")
+    results = [item for item in scan.get("results") or [] if isinstance(item, dict)]
+    by_category = scan.get("by_category") or {}
+    blocks: list[Block] = [header(label("scan_header", lang, platform=platform, region=region))]
+    summary = label("scan_summary", lang, scanned=scan.get("scanned", len(results)), diagnosed=len(results))
+    blocks.append(section(escape_mrkdwn(summary)))
+    if isinstance(by_category, dict) and by_category:
+        blocks.append(
+            fields_section(
+                [f"*{escape_mrkdwn(str(k))}*\n{escape_mrkdwn(str(v))}" for k, v in by_category.items()]
+            )
+        )
+    lines = []
+    for item in results:
+        target = item.get("target") or {}
+        name = target.get("name") or target.get("job_id") or target.get("workload_id") or "?"
+        verdict = item.get("category") or item.get("outcome") or "?"
+        confidence = item.get("confidence") or "—"
+        lines.append(
+            f"• {code_span(str(name))} — *{escape_mrkdwn(str(verdict))}* ({escape_mrkdwn(str(confidence))})"
+        )
+    current = ""
+    truncated = False
+    for line in lines:
+        if len(current) + len(line) + 1 > MAX_SECTION_TEXT:
+            blocks.append(section(current))
+            current = ""
+            if len(blocks) >= MAX_BLOCKS - 2:
+                truncated = True
+                break
+        current = f"{current}\n{line}" if current else line
+    if current and not truncated:
+        blocks.append(section(current))
+    if truncated:
+        blocks.append(context(":scissors: " + escape_mrkdwn(label("cut", lang))))
+    return SlackMessage(text=fallback_text(summary), blocks=blocks, truncated=truncated)
+
+
+def denied_message(*, lang: str) -> SlackMessage:
+    return notice_mrkdwn(label_mrkdwn("denied", lang), fallback=label("denied", lang), emoji=":no_entry:")

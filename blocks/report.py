@@ -1,0 +1,257 @@
+"""Diagnosis → Block Kit report: header, fields, evidence, recurrence, recommendations, limitations,
+next steps, calls. Shows only what the diagnosis holds plus fixed labels (rulings G10).
+
+Limit-aware: every text is cut to its field's limit with a marker, and when the whole message would
+pass 50 blocks or Slack's aggregate text size, the longest list loses items from its end (with a
+"… N more" line) until it fits; `truncated` then tells the bot to attach the full report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from blocks.escape import code_span, escape_mrkdwn
+from blocks.kit import (
+    Block,
+    SlackMessage,
+    actions,
+    context,
+    divider,
+    fallback_text,
+    fields_section,
+    header,
+    section,
+)
+from blocks.labels import Mention, label, label_mrkdwn
+from blocks.limits import (
+    CUT_MARKER,
+    MAX_BLOCKS,
+    MAX_MESSAGE_BLOCK_TEXT,
+    MAX_SECTION_TEXT,
+    cut_mrkdwn,
+    text_length,
+)
+from blocks.mrkdwn import markdown_to_mrkdwn
+from diagnosis.models import Diagnosis, Evidence
+
+OUTCOME_EMOJI: dict[str, str] = {
+    "diagnosed": ":red_circle:",
+    "routed": ":twisted_rightwards_arrows:",
+    "not_a_failure": ":large_green_circle:",
+    "needs_input": ":question:",
+    "wrong_cluster": ":warning:",
+    "out_of_scope": ":white_circle:",
+    "observe": ":hourglass_flowing_sand:",
+    "not_found": ":mag:",
+    "permission_denied": ":lock:",
+}
+
+# Per-item caps inside a list section; the full text is in the attached report.
+EVIDENCE_ITEM_CHARS = 700
+LIST_ITEM_CHARS = 1500
+
+
+@dataclass
+class _List:
+    """A titled list rendered as one or more sections of at most 3,000 characters."""
+
+    title: str
+    items: list[str]
+    dropped: int = 0
+    lang: str = "en"
+    cut: bool = field(default=False)
+
+    def blocks(self) -> list[Block]:
+        if not self.items and not self.dropped:
+            return []
+        lines = list(self.items)
+        if self.dropped:
+            lines.append("_" + escape_mrkdwn(label("more_items", self.lang, count=self.dropped)) + "_")
+        chunks: list[str] = []
+        current = f"*{escape_mrkdwn(self.title)}*"
+        for line in lines:
+            candidate = f"{current}\n{line}"
+            if len(candidate) > MAX_SECTION_TEXT and current:
+                chunks.append(current)
+                current = line
+            else:
+                current = candidate
+        chunks.append(current)
+        return [section(chunk) for chunk in chunks]
+
+    def drop_last(self) -> bool:
+        if not self.items:
+            return False
+        self.items.pop()
+        self.dropped += 1
+        return True
+
+
+def headline(diagnosis: Diagnosis, *, lang: str) -> str:
+    """`:red_circle: OOM_KILLED · Failed`: the outcome's first line (rulings G13) and the phase."""
+    phase = diagnosis.target.phase
+    values = {
+        "category": diagnosis.category or "UNKNOWN",
+        "route": diagnosis.route or "?",
+        "phase": phase or label("unknown_phase", lang),
+    }
+    text = label(f"outcome.{diagnosis.outcome}", lang, **values)
+    shows_phase = diagnosis.outcome in (
+        "diagnosed",
+        "routed",
+        "needs_input",
+        "wrong_cluster",
+        "permission_denied",
+    )
+    if phase and shows_phase:
+        text = f"{text} · {phase}"
+    return f"{OUTCOME_EMOJI.get(diagnosis.outcome, '')} {text}".strip()
+
+
+def target_fields(diagnosis: Diagnosis, *, lang: str) -> list[str]:
+    target = diagnosis.target
+    fields: list[str] = []
+    ident = target.workload_id or target.job_id
+    if target.name or ident:
+        kind = "workload" if diagnosis.platform == "runai" else "job"
+        value = escape_mrkdwn(target.name) if target.name else ""
+        if ident:
+            value = f"{value}\n`{escape_mrkdwn(ident)}`" if value else f"`{escape_mrkdwn(ident)}`"
+        fields.append(f"*{label(kind, lang)}*\n{value}")
+    if target.project:
+        fields.append(f"*{label('project', lang)}*\n{escape_mrkdwn(target.project)}")
+    if target.region:
+        fields.append(f"*{label('region', lang)}*\n{escape_mrkdwn(target.region)}")
+    if target.cluster_id:
+        fields.append(f"*{label('cluster', lang)}*\n`{escape_mrkdwn(target.cluster_id)}`")
+    fields.append(f"*{label('confidence', lang)}*\n{diagnosis.confidence or '—'}")
+    if diagnosis.fault_level or diagnosis.platform == "modelarts":
+        fields.append(f"*{label('fault_level', lang)}*\n{diagnosis.fault_level or '—'}")
+    return fields
+
+
+def evidence_line(item: Evidence) -> str:
+    where = f"_{escape_mrkdwn(item.source)}_"
+    if item.field:
+        where += f" `{escape_mrkdwn(item.field)}`"
+    quoted = code_span(item.text)
+    line = f"• {where}\n{quoted}" if "\n" in quoted else f"• {quoted} — {where}"
+    return cut_mrkdwn(line, EVIDENCE_ITEM_CHARS)
+
+
+def recommendation_line(number: int, text: str, changes_resources: bool, *, lang: str) -> str:
+    body = markdown_to_mrkdwn(text)
+    if "\n" in body:
+        body = "\n" + "\n".join(f"    {line}" for line in body.split("\n"))
+    line = f"{number}. {body}"
+    if changes_resources:
+        line += f"\n    :warning: _{escape_mrkdwn(label('needs_confirmation', lang))}_"
+    return cut_mrkdwn(line, LIST_ITEM_CHARS)
+
+
+def bullet_line(text: str) -> str:
+    body = markdown_to_mrkdwn(text).replace("\n", "\n    ")
+    return cut_mrkdwn(f"• {body}", LIST_ITEM_CHARS)
+
+
+def calls_line(diagnosis: Diagnosis, *, lang: str) -> str:
+    calls = " → ".join(f"`{escape_mrkdwn(call)}`" for call in diagnosis.calls) or label("no_calls", lang)
+    return f"{escape_mrkdwn(label('calls', lang))}: {calls}"
+
+
+def report_message(
+    diagnosis: Diagnosis,
+    *,
+    lang: str,
+    requested_by: str | None = None,
+    buttons: Sequence[Block] = (),
+    notes: Sequence[str] = (),
+) -> SlackMessage:
+    """The whole report in one message within Slack's limits.
+
+    `requested_by` is a Slack user id (rendered as a mention); `buttons` come from the bot
+    (re-run, retry, log link); `notes` are fixed, already-escaped context lines (e.g. demo mode).
+    """
+    top: list[Block] = [
+        header(headline(diagnosis, lang=lang)),
+        fields_section(target_fields(diagnosis, lang=lang)),
+    ]
+    if diagnosis.root_cause:
+        top.append(
+            section(
+                f"*{escape_mrkdwn(label('root_cause', lang))}*\n{markdown_to_mrkdwn(diagnosis.root_cause)}"
+            )
+        )
+    if diagnosis.signature:
+        top.append(section(f"*{escape_mrkdwn(label('signature', lang))}*\n{code_span(diagnosis.signature)}"))
+    evidence = _List(label("evidence", lang), [evidence_line(item) for item in diagnosis.evidence], lang=lang)
+    recurrence: list[Block] = []
+    if diagnosis.recurrence is not None:
+        occurrence = diagnosis.recurrence
+        state = label("recurring" if occurrence.recurring else "not_recurring", lang)
+        text = label("recurrence_text", lang, count=occurrence.count, window=occurrence.window)
+        recurrence.append(
+            section(f"*{escape_mrkdwn(label('recurrence', lang))}*\n{escape_mrkdwn(text)} ({state})")
+        )
+    recommendations = _List(
+        label("recommendations", lang),
+        [
+            recommendation_line(number, item.text, item.changes_resources, lang=lang)
+            for number, item in enumerate(diagnosis.recommendations, start=1)
+        ],
+        lang=lang,
+    )
+    permissions = _List(
+        label("permissions", lang), [f"• `{escape_mrkdwn(p)}`" for p in diagnosis.permissions], lang=lang
+    )
+    if diagnosis.permissions:
+        permissions.items.append("_" + escape_mrkdwn(label("permissions_hint", lang)) + "_")
+    questions = _List(
+        label("outcome.needs_input", lang), [bullet_line(q.prompt) for q in diagnosis.questions], lang=lang
+    )
+    limitations = _List(
+        label("limitations", lang), [bullet_line(text) for text in diagnosis.limitations], lang=lang
+    )
+    next_steps = _List(
+        label("next_steps", lang), [bullet_line(text) for text in diagnosis.next_steps], lang=lang
+    )
+    lists = [evidence, recommendations, permissions, questions, limitations, next_steps]
+
+    footer_texts = [calls_line(diagnosis, lang=lang)]
+    if requested_by:
+        footer_texts.append(label_mrkdwn("requested_by", lang, user=Mention(requested_by)))
+    footer_texts.extend(notes)
+
+    def assemble(truncated: bool) -> list[Block]:
+        blocks = list(top)
+        blocks.append(divider())
+        blocks.extend(evidence.blocks())
+        blocks.extend(recurrence)
+        for part in lists[1:]:
+            blocks.extend(part.blocks())
+        if buttons:
+            blocks.append(actions(list(buttons), block_id="report_actions"))
+        blocks.append(context(*footer_texts))
+        if truncated:
+            blocks.append(context(":scissors: " + escape_mrkdwn(label("cut", lang))))
+        return blocks
+
+    blocks = assemble(False)
+    truncated = _was_cut(blocks)
+    while len(blocks) > MAX_BLOCKS or sum(text_length(b) for b in blocks) > MAX_MESSAGE_BLOCK_TEXT:
+        longest = max(lists, key=lambda part: sum(len(item) for item in part.items))
+        if not longest.drop_last():
+            break
+        truncated = True
+        blocks = assemble(True)
+    if truncated and not any(b.get("type") == "context" and ":scissors:" in str(b) for b in blocks):
+        blocks = assemble(True)
+    summary = headline(diagnosis, lang=lang)
+    name = diagnosis.target.name or diagnosis.target.workload_id or diagnosis.target.job_id or ""
+    fallback = f"{summary}: {name} {diagnosis.root_cause}".strip()
+    return SlackMessage(text=fallback_text(fallback), blocks=blocks[:MAX_BLOCKS], truncated=truncated)
+
+
+def _was_cut(blocks: list[Block]) -> bool:
+    return any(CUT_MARKER in str(block) for block in blocks)
