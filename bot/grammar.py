@@ -1,0 +1,303 @@
+"""What a user asked for, from `/diagnose` text or an @mention sentence.
+
+The slash grammar is small and forgiving (`key=value` words, a few aliases, one bare identifier);
+mention sentences are searched for explicit identifiers only ("job X", "cluster Y", "in Z", a
+UUID, a region). Nothing is guessed: what is missing or ambiguous is asked in the thread.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field
+
+from diagnosis.models import DiagnoseRequest, Intent, Platform
+from diagnosis.timeutil import parse_duration
+
+IDENTIFIER_KEYS = ("job_id", "job_name", "region", "cluster_id", "workload_id", "workload_name", "project")
+OPTION_KEYS = ("lookback", "intent")
+
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+_UUID_IN_TEXT = re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")
+_REGION = re.compile(r"^[a-z]{2}(?:-[a-z]+)+-\d{1,2}$")
+_REGION_IN_TEXT = re.compile(r"\b[a-z]{2}(?:-[a-z]+)+-\d{1,2}\b")
+# Identifiers as platforms spell them: letters, digits and - _ . : / (no spaces, no markup).
+_IDENTIFIER = re.compile(r"^[\w][\w.:/\-]{0,199}$")
+_SLACK_REF = re.compile(r"<([^<>|]*)(?:\|([^<>]*))?>")
+
+PLATFORM_WORDS: dict[str, Platform] = {
+    "runai": "runai",
+    "run:ai": "runai",
+    "run-ai": "runai",
+    "run.ai": "runai",
+    "modelarts": "modelarts",
+    "model-arts": "modelarts",
+    "ma": "modelarts",
+}
+
+# key (as typed) -> (field, platform it implies or None)
+KEY_ALIASES: dict[str, tuple[str, Platform | None]] = {
+    "cluster": ("cluster_id", "runai"),
+    "cluster_id": ("cluster_id", "runai"),
+    "clusterid": ("cluster_id", "runai"),
+    "workload": ("workload_name", "runai"),
+    "workload_name": ("workload_name", "runai"),
+    "workload_id": ("workload_id", "runai"),
+    "project": ("project", "runai"),
+    "lookback": ("lookback", "runai"),
+    "intent": ("intent", "runai"),
+    "job": ("job", "modelarts"),
+    "job_id": ("job_id", "modelarts"),
+    "job_name": ("job_name", "modelarts"),
+    "region": ("region", "modelarts"),
+    "id": ("id", None),
+    "name": ("name", None),
+    "lang": ("lang", None),
+}
+
+LANGS = ("en", "zh", "fr", "ja")
+
+
+class RequestDraft(BaseModel):
+    """A diagnosis request being assembled: what was given so far; the platform may be unknown."""
+
+    platform: Platform | None = None
+    job_id: str | None = None
+    job_name: str | None = None
+    region: str | None = None
+    cluster_id: str | None = None
+    workload_id: str | None = None
+    workload_name: str | None = None
+    project: str | None = None
+    lookback: str | None = None
+    intent: Intent | None = None
+
+    def missing(self) -> list[str]:
+        """Keys still needed before a diagnosis can start, in the order they are asked."""
+        if self.platform is None:
+            return ["platform"]
+        if self.platform == "runai":
+            wanted: list[str] = []
+            if not self.cluster_id:
+                wanted.append("cluster_id")
+            if not self.workload_id and not self.workload_name:
+                wanted.append("workload_name")
+            elif not self.workload_id and not self.project:
+                wanted.append("project")
+            return wanted
+        return [] if self.job_id or self.job_name else ["job"]
+
+    def with_answer(self, key: str, value: str) -> RequestDraft:
+        """The draft with one question answered (`job` is an id or a name, as on the command line)."""
+        data = self.model_dump()
+        if key == "platform":
+            data["platform"] = value if value in ("runai", "modelarts") else None
+            if value == "modelarts":
+                # A platform-less draft keeps its identifier under the workload fields.
+                data["job_name"] = data["job_name"] or data.pop("workload_name")
+                data["job_id"] = data["job_id"] or data.pop("workload_id")
+        elif key == "job":
+            data["job_id" if _UUID.match(value) else "job_name"] = value
+        elif key == "past_run":
+            # Run:ai R5: "did you mean a past run?" — yes keeps a failure request, no asks for the active symptom.
+            data["intent"] = "failure" if value.lower() in ("yes", "true", "failure", "past") else "active"
+        elif key in data:
+            data[key] = value
+        return RequestDraft.model_validate(data)
+
+    def to_request(self) -> DiagnoseRequest:
+        if self.platform is None:
+            raise ValueError("platform unknown")
+        excluded = {"platform"} if self.platform == "runai" else {"platform", "lookback", "intent"}
+        fields = self.model_dump(exclude_none=True, exclude=excluded)
+        return DiagnoseRequest(platform=self.platform, **fields)
+
+    def identifiers(self) -> dict[str, str]:
+        return {k: v for k, v in self.model_dump(exclude_none=True).items() if k in IDENTIFIER_KEYS}
+
+    def describe(self) -> str:
+        """`runai workload train-42 (project ml-team, cluster prod-a)`: plain text, for progress lines."""
+        if self.platform == "runai":
+            main = f"workload {self.workload_id or self.workload_name or '?'}"
+            extra = [
+                f"project {self.project}" if self.project else "",
+                f"cluster {self.cluster_id}" if self.cluster_id else "",
+            ]
+        elif self.platform == "modelarts":
+            main = f"job {self.job_id or self.job_name or '?'}"
+            extra = [f"region {self.region}" if self.region else ""]
+        else:
+            name = self.workload_id or self.workload_name or self.job_id or self.job_name or "?"
+            return f"job {name}"
+        details = ", ".join(part for part in extra if part)
+        platform = "Run:ai" if self.platform == "runai" else "ModelArts"
+        return f"{platform} {main}" + (f" ({details})" if details else "")
+
+
+class DiagnoseCommand(BaseModel):
+    kind: Literal["diagnose"] = "diagnose"
+    draft: RequestDraft
+    lang: str | None = None
+
+
+class ScanCommand(BaseModel):
+    kind: Literal["scan"] = "scan"
+    platform: Platform
+    region: str | None = None
+    lang: str | None = None
+
+
+class ExplainCommand(BaseModel):
+    kind: Literal["explain"] = "explain"
+    code: int
+    lang: str | None = None
+
+
+class HelpCommand(BaseModel):
+    kind: Literal["help"] = "help"
+
+
+class UsageProblem(BaseModel):
+    kind: Literal["usage"] = "usage"
+    problem: str
+
+
+Command = Annotated[
+    DiagnoseCommand | ScanCommand | ExplainCommand | HelpCommand | UsageProblem, Field(discriminator="kind")
+]
+
+
+def unwrap_slack(text: str) -> str:
+    """`<#C1|inc-42>` → `inc-42`, `<https://x|x>` → `x`, `<foo>` → `foo` (escaped commands)."""
+    return _SLACK_REF.sub(lambda m: m.group(2) or m.group(1), text)
+
+
+def _words(text: str) -> list[str]:
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return text.split()
+
+
+def parse_command(text: str) -> Command:
+    """Parse `/diagnose` text. Never raises: bad input gives `UsageProblem` with the reason."""
+    words = _words(unwrap_slack(text.replace("\u00a0", " ")).strip())
+    if not words:
+        return HelpCommand()
+    head = words[0].lower()
+    if head in ("help", "?", "-h", "--help", "usage"):
+        return HelpCommand()
+    if head == "explain":
+        return _explain(words[1:])
+    if head == "scan":
+        return _scan(words[1:])
+    platform: Platform | None = PLATFORM_WORDS.get(head)
+    rest = words[1:] if platform else words
+    return _diagnose(rest, platform)
+
+
+def _explain(words: list[str]) -> Command:
+    if len(words) != 1 or not re.fullmatch(r"-?\d{1,4}", words[0]):
+        return UsageProblem(problem="explain takes one exit code, e.g. `explain 137`")
+    return ExplainCommand(code=int(words[0]))
+
+
+def _scan(words: list[str]) -> Command:
+    if not words or PLATFORM_WORDS.get(words[0].lower()) is None:
+        return UsageProblem(problem="scan needs a platform: `scan modelarts [region=…]`")
+    platform = PLATFORM_WORDS[words[0].lower()]
+    if platform != "modelarts":
+        return UsageProblem(problem="scan is available for ModelArts: `scan modelarts [region=…]`")
+    region: str | None = None
+    lang: str | None = None
+    for word in words[1:]:
+        key, _, value = word.partition("=")
+        if key.lower() == "region" and value and _IDENTIFIER.match(value):
+            region = value
+        elif key.lower() == "lang" and value in LANGS:
+            lang = value
+        elif _REGION.match(word):
+            region = word
+        else:
+            return UsageProblem(problem=f"scan does not understand {word!r}: use `scan modelarts [region=…]`")
+    return ScanCommand(platform=platform, region=region, lang=lang)
+
+
+def _diagnose(words: list[str], platform: Platform | None) -> Command:
+    values: dict[str, str] = {}
+    bare: list[str] = []
+    lang: str | None = None
+    implied: set[Platform] = set()
+    for word in words:
+        if "=" not in word:
+            bare.append(word.strip("<>"))
+            continue
+        key, _, value = word.partition("=")
+        key = key.strip().lower().replace("-", "_")
+        value = value.strip().strip("<>")
+        if key not in KEY_ALIASES:
+            return UsageProblem(problem=f"unknown key {key!r}")
+        field, implies = KEY_ALIASES[key]
+        if not value:
+            return UsageProblem(problem=f"{key}= needs a value")
+        if field == "lang":
+            if value not in LANGS:
+                return UsageProblem(problem=f"lang must be one of {', '.join(LANGS)}")
+            lang = value
+            continue
+        if not _IDENTIFIER.match(value):
+            return UsageProblem(problem=f"{key}={value!r} is not a valid identifier")
+        if implies:
+            implied.add(implies)
+        values[field] = value
+    if len(bare) > 1:
+        return UsageProblem(problem=f"I do not understand {' '.join(bare)!r}: use key=value words")
+    if bare:
+        if not _IDENTIFIER.match(bare[0]):
+            return UsageProblem(problem=f"{bare[0]!r} is not a valid identifier")
+        values.setdefault("id" if _UUID.match(bare[0]) else "name", bare[0])
+    if platform is None and len(implied) == 1:
+        platform = next(iter(implied))
+    elif platform is None and len(implied) > 1:
+        return UsageProblem(problem="these keys mix Run:ai and ModelArts: name the platform first")
+    if platform is not None and implied - {platform}:
+        return UsageProblem(problem=f"{', '.join(sorted(values))} do not all apply to {platform}")
+    if not values and platform is None:
+        return HelpCommand()
+    problem = _check_options(values)
+    if problem:
+        return UsageProblem(problem=problem)
+    return DiagnoseCommand(draft=_draft(values, platform), lang=lang)
+
+
+def _check_options(values: dict[str, str]) -> str | None:
+    if "lookback" in values:
+        try:
+            parse_duration(values["lookback"])
+        except ValueError as exc:
+            return str(exc)
+    if "intent" in values and values["intent"] not in ("failure", "active"):
+        return "intent must be failure or active"
+    return None
+
+
+def _draft(values: dict[str, str], platform: Platform | None) -> RequestDraft:
+    """Map typed keys onto request fields; `id`/`name`/`job` depend on the platform."""
+    data: dict[str, str | None] = {"platform": platform}
+    for field, value in values.items():
+        if field == "id":
+            data["job_id" if platform == "modelarts" else "workload_id"] = value
+        elif field == "name":
+            data["job_name" if platform == "modelarts" else "workload_name"] = value
+        elif field == "job":
+            data["job_id" if _UUID.match(value) else "job_name"] = value
+        else:
+            data[field] = value
+    if platform is None:
+        # The identifier is kept; which platform holds it is asked, never guessed.
+        name = data.pop("workload_name", None) or data.pop("job_name", None)
+        ident = data.pop("workload_id", None) or data.pop("job_id", None)
+        data["workload_name"], data["workload_id"] = name, ident
+    return RequestDraft.model_validate(data)

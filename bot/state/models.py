@@ -1,0 +1,45 @@
+"""What the bot remembers between Slack requests (JSON in the store)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from bot.grammar import RequestDraft
+from diagnosis.models import Question
+
+
+class Place(BaseModel):
+    """Where a conversation lives: the channel, the thread (parent ts) and the bot's status message."""
+
+    channel: str
+    thread_ts: str | None = None
+    # The bot's message that shows progress and then the report (chat.update target).
+    status_ts: str | None = None
+
+
+class PendingRequest(BaseModel):
+    """A request waiting for a person: an unanswered question, or a Retry after permissions change."""
+
+    id: str
+    kind: Literal["question", "retry"]
+    draft: RequestDraft
+    question: Question | None = None
+    place: Place
+    prompt_ts: str | None = None
+    user: str
+    lang: str | None = None
+    created_at: datetime
+
+
+class ThreadRecord(BaseModel):
+    """The diagnosis a thread is about, for follow-ups (`evidence`, `json`, `rerun`, …)."""
+
+    place: Place
+    draft: RequestDraft
+    diagnosis: dict[str, Any] = Field(default_factory=dict)
+    lang: str | None = None
+    user: str
+    created_at: datetime

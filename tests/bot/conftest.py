@@ -1,0 +1,40 @@
+"""Bot test fixtures: a real Redis (tests/fakes/redis_server.py) and both state stores."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from bot.state.redis_store import RedisStore
+from bot.state.sqlite_store import SqliteStore
+from bot.state.store import StateStore
+from tests.fakes.redis_server import redis_url
+
+__all__ = ["redis_url"]
+
+StoreFactory = Callable[[], StateStore]
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def store_factory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreFactory]:
+    """Opens stores sharing one backing state (a file, or a Redis namespace): like two replicas."""
+    opened: list[StateStore] = []
+    namespace = f"test-{uuid.uuid4().hex[:12]}"
+    kind = request.param
+
+    def factory() -> StateStore:
+        store: StateStore
+        if kind == "sqlite":
+            store = SqliteStore(tmp_path / "state.sqlite3")
+        else:
+            url = request.getfixturevalue("redis_url")
+            store = RedisStore.from_url(url, namespace=namespace)
+        opened.append(store)
+        return store
+
+    yield factory
+    for store in opened:
+        store.close()

@@ -1,0 +1,120 @@
+from __future__ import annotations
+
+import pytest
+
+from bot.grammar import (
+    DiagnoseCommand,
+    ExplainCommand,
+    HelpCommand,
+    RequestDraft,
+    ScanCommand,
+    UsageProblem,
+    parse_command,
+)
+
+WID = "2e6b8f31-d4a0-4c97-95e2-a13f7b0c8d46"
+CID = "91c0d5e8-2f47-4a3b-b6e1-7c8a0f2d4e59"
+
+
+def draft_of(text: str) -> RequestDraft:
+    command = parse_command(text)
+    assert isinstance(command, DiagnoseCommand), command
+    return command.draft
+
+
+def test_runai_option_b() -> None:
+    draft = draft_of("runai cluster=prod-a workload=train-42 project=ml-team lookback=3d intent=active")
+    assert draft == RequestDraft(
+        platform="runai",
+        cluster_id="prod-a",
+        workload_name="train-42",
+        project="ml-team",
+        lookback="3d",
+        intent="active",
+    )
+    assert draft.missing() == []
+    request = draft.to_request()
+    assert request.platform == "runai" and request.lookback == "3d"
+
+
+def test_runai_option_a_by_id() -> None:
+    draft = draft_of(f"runai id={WID} cluster={CID}")
+    assert draft.workload_id == WID and draft.cluster_id == CID and draft.missing() == []
+
+
+def test_modelarts_job_is_id_or_name() -> None:
+    assert draft_of(f"modelarts job={WID} region=cn-north-4").job_id == WID
+    by_name = draft_of("modelarts job=dish-classifier region=cn-north-4")
+    assert by_name.job_name == "dish-classifier" and by_name.region == "cn-north-4"
+    assert draft_of("modelarts dish-classifier").job_name == "dish-classifier"
+
+
+def test_forgiving_spelling() -> None:
+    draft = draft_of("Run:ai  Cluster=<prod-a> workload-name=train-42 PROJECT=ml-team")
+    assert (draft.platform, draft.cluster_id, draft.workload_name, draft.project) == (
+        "runai",
+        "prod-a",
+        "train-42",
+        "ml-team",
+    )
+    # The platform follows from the keys when it is not named.
+    assert draft_of("job=abc region=cn-east-3").platform == "modelarts"
+
+
+def test_missing_identifiers_are_listed_in_asking_order() -> None:
+    assert draft_of("runai workload=train-42").missing() == ["cluster_id", "project"]
+    assert draft_of("runai cluster=c").missing() == ["workload_name"]
+    assert draft_of("modelarts region=cn-east-3").missing() == ["job"]
+    assert RequestDraft(workload_name="train-42").missing() == ["platform"]
+
+
+def test_platform_answer_moves_a_bare_name_to_the_right_field() -> None:
+    draft = RequestDraft(workload_name="dish")
+    assert draft.with_answer("platform", "modelarts").job_name == "dish"
+    assert draft.with_answer("platform", "runai").workload_name == "dish"
+    assert draft.with_answer("platform", "runai").with_answer("cluster_id", "c1").cluster_id == "c1"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", HelpCommand()),
+        ("help", HelpCommand()),
+        ("explain 137", ExplainCommand(code=137)),
+        ("scan modelarts region=cn-north-4", ScanCommand(platform="modelarts", region="cn-north-4")),
+        ("scan modelarts", ScanCommand(platform="modelarts")),
+    ],
+)
+def test_other_commands(text: str, expected: object) -> None:
+    assert parse_command(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "runai frobnicate=1",
+        "explain",
+        "explain many",
+        "scan",
+        "scan runai",
+        "runai cluster=a workload=b project=c lookback=forever",
+        "runai intent=sometimes cluster=a",
+        "runai cluster=a b c d",
+        "runai cluster=a region=cn-north-4",
+        "workload=x region=cn-north-4",
+        "runai cluster=<!channel>;rm",
+        "modelarts job='a b'",
+    ],
+)
+def test_unknown_or_bad_words_give_usage_not_an_error(text: str) -> None:
+    command = parse_command(text)
+    assert isinstance(command, UsageProblem)
+    assert command.problem
+
+
+def test_describe_is_plain_text() -> None:
+    assert (
+        draft_of("runai cluster=c workload=w project=p").describe()
+        == "Run:ai workload w (project p, cluster c)"
+    )
+    assert draft_of("modelarts job=j region=r").describe() == "ModelArts job j (region r)"
