@@ -1,0 +1,81 @@
+"""Shared pieces of the benchmarks: call-round tracking and a strictly sequential source."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from diagnosis.source import Answer
+
+
+@dataclass
+class CallSpan:
+    op: str
+    started: float
+    ended: float = 0.0
+
+
+@dataclass
+class RoundTracker:
+    """Records when each call starts and ends; a round is a wave of calls that overlap in time.
+
+    A call that starts while no other call is in flight opens a new round, so the count is the
+    number of dependent steps the workflow waited through.
+    """
+
+    spans: list[CallSpan] = field(default_factory=list)
+    in_flight: int = 0
+    rounds: int = 0
+
+    def start(self, op: str) -> CallSpan:
+        if self.in_flight == 0:
+            self.rounds += 1
+        self.in_flight += 1
+        span = CallSpan(op=op, started=time.perf_counter())
+        self.spans.append(span)
+        return span
+
+    def end(self, span: CallSpan) -> None:
+        span.ended = time.perf_counter()
+        self.in_flight -= 1
+
+
+class TrackedSource:
+    """Wraps a source: tracks rounds, and with `sequential=True` lets only one call run at a time."""
+
+    def __init__(self, inner: Any, *, tracker: RoundTracker, sequential: bool = False) -> None:
+        self.inner = inner
+        self.tracker = tracker
+        self._lock = asyncio.Lock() if sequential else None
+
+    @property
+    def calls(self) -> list[str]:
+        calls: list[str] = self.inner.calls
+        return calls
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    async def fetch(self, op: str, /, *, variant: str | None = None, **args: Any) -> Answer:
+        if self._lock is None:
+            return await self._tracked(op, variant, args)
+        async with self._lock:
+            return await self._tracked(op, variant, args)
+
+    async def _tracked(self, op: str, variant: str | None, args: dict[str, Any]) -> Answer:
+        span = self.tracker.start(op)
+        try:
+            answer: Answer = await self.inner.fetch(op, variant=variant, **args)
+            return answer
+        finally:
+            self.tracker.end(span)
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return 0.0
+    index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
+    return ordered[index]
