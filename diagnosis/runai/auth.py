@@ -77,7 +77,11 @@ class RunaiTokenAuth(httpx.Auth):
 
     def _token_request(self) -> httpx.Request:
         self.token_requests += 1
-        body = {"grantType": "client_credentials", "clientId": self._client_id, "clientSecret": self._client_secret}
+        body = {
+            "grantType": "client_credentials",
+            "clientId": self._client_id,
+            "clientSecret": self._client_secret,
+        }
         return httpx.Request("POST", self._token_url, json=body, headers={"Accept": "application/json"})
 
     def _store(self, response: httpx.Response) -> None:

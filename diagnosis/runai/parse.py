@@ -61,12 +61,8 @@ Int = Annotated[int | None, BeforeValidator(_int)]
 Strings = Annotated[list[str], BeforeValidator(_strings)]
 
 
-def Objects(model: type[Any]) -> Any:  # noqa: N802 - reads as a type in field annotations
-    return Annotated[list[model], BeforeValidator(_objects)]  # type: ignore[valid-type]
-
-
-def Object(model: type[Any]) -> Any:  # noqa: N802
-    return Annotated[model | None, BeforeValidator(_object)]  # type: ignore[valid-type]
+_LIST = BeforeValidator(_objects)
+_OBJECT = BeforeValidator(_object)
 
 
 class View(BaseModel):
@@ -90,7 +86,7 @@ class RequestLimit(View):
 
 
 class RequestedResources(View):
-    cpuMemory: Object(RequestLimit) = None
+    cpuMemory: Annotated[RequestLimit | None, _OBJECT] = None
 
 
 class PendingSchedulingMessage(View):
@@ -111,17 +107,17 @@ class Workload(View):
     phaseMessage: Text = None
     phaseReason: Text = None
     k8sPhase: Text = None
-    conditions: Objects(Condition) = Field(default_factory=list)
+    conditions: Annotated[list[Condition], _LIST] = Field(default_factory=list)
     createdAt: Text = None
     completedAt: Text = None
     phaseUpdatedAt: Text = None
-    podsRequestedResources: Object(RequestedResources) = None
-    workloadRequestedResources: Object(RequestedResources) = None
-    pendingSchedulingMessages: Objects(PendingSchedulingMessage) = Field(default_factory=list)
+    podsRequestedResources: Annotated[RequestedResources | None, _OBJECT] = None
+    workloadRequestedResources: Annotated[RequestedResources | None, _OBJECT] = None
+    pendingSchedulingMessages: Annotated[list[PendingSchedulingMessage], _LIST] = Field(default_factory=list)
 
 
 class WorkloadList(View):
-    workloads: Objects(Workload) = Field(default_factory=list)
+    workloads: Annotated[list[Workload], _LIST] = Field(default_factory=list)
     next: Int = None
 
 
@@ -140,7 +136,7 @@ class Event(View):
     reason: Text = None
     message: Text = None
     source: Text = None
-    involvedObject: Object(InvolvedObject) = None
+    involvedObject: Annotated[InvolvedObject | None, _OBJECT] = None
 
 
 class EventList(View):
@@ -158,17 +154,17 @@ class HistoryMeta(View):
 
 
 class HistorySpec(View):
-    event: Object(Event) = None
-    phaseUpdate: Object(PhaseUpdate) = None
+    event: Annotated[Event | None, _OBJECT] = None
+    phaseUpdate: Annotated[PhaseUpdate | None, _OBJECT] = None
 
 
 class HistoryRecord(View):
-    meta: Object(HistoryMeta) = None
-    spec: Object(HistorySpec) = None
+    meta: Annotated[HistoryMeta | None, _OBJECT] = None
+    spec: Annotated[HistorySpec | None, _OBJECT] = None
 
 
 class HistoryPage(View):
-    records: Objects(HistoryRecord) = Field(default_factory=list)
+    records: Annotated[list[HistoryRecord], _LIST] = Field(default_factory=list)
     next: Int = None
 
 
@@ -186,12 +182,12 @@ class Pod(View):
     k8sPhaseUpdatedAt: Text = None
     createdAt: Text = None
     completedAt: Text = None
-    containers: Objects(PodContainer) = Field(default_factory=list)
-    requestedResources: Object(RequestedResources) = None
+    containers: Annotated[list[PodContainer], _LIST] = Field(default_factory=list)
+    requestedResources: Annotated[RequestedResources | None, _OBJECT] = None
 
 
 class PodList(View):
-    pods: Objects(Pod) = Field(default_factory=list)
+    pods: Annotated[list[Pod], _LIST] = Field(default_factory=list)
     next: Int = None
 
 
@@ -211,9 +207,9 @@ class SpecBody(View):
     args: Text = None
     restartPolicy: Text = None
     backoffLimit: Int = None
-    compute: Object(Compute) = None
-    annotations: Objects(NameValue) = Field(default_factory=list)
-    environmentVariables: Objects(NameValue) = Field(default_factory=list)
+    compute: Annotated[Compute | None, _OBJECT] = None
+    annotations: Annotated[list[NameValue], _LIST] = Field(default_factory=list)
+    environmentVariables: Annotated[list[NameValue], _LIST] = Field(default_factory=list)
 
 
 class WorkloadSpec(View):
@@ -221,7 +217,7 @@ class WorkloadSpec(View):
     workloadId: Text = None
     desiredPhase: Text = None
     actualPhase: Text = None
-    spec: Object(SpecBody) = None
+    spec: Annotated[SpecBody | None, _OBJECT] = None
 
 
 class MetricValue(View):
@@ -231,11 +227,11 @@ class MetricValue(View):
 
 class Measurement(View):
     type: Text = None
-    values: Objects(MetricValue) = Field(default_factory=list)
+    values: Annotated[list[MetricValue], _LIST] = Field(default_factory=list)
 
 
 class Metrics(View):
-    measurements: Objects(Measurement) = Field(default_factory=list)
+    measurements: Annotated[list[Measurement], _LIST] = Field(default_factory=list)
 
 
 # --- Kubernetes (Tier 2) --------------------------------------------------------------------------
@@ -263,16 +259,16 @@ class Waiting(View):
 
 
 class ContainerState(View):
-    waiting: Object(Waiting) = None
-    terminated: Object(Terminated) = None
+    waiting: Annotated[Waiting | None, _OBJECT] = None
+    terminated: Annotated[Terminated | None, _OBJECT] = None
     running: dict[str, Any] | None = Field(default=None)
 
 
 class ContainerStatus(View):
     name: Text = None
     restartCount: Int = None
-    state: Object(ContainerState) = None
-    lastState: Object(ContainerState) = None
+    state: Annotated[ContainerState | None, _OBJECT] = None
+    lastState: Annotated[ContainerState | None, _OBJECT] = None
 
 
 class ContainerSpec(View):
@@ -282,27 +278,27 @@ class ContainerSpec(View):
 class K8sPodSpec(View):
     nodeName: Text = None
     restartPolicy: Text = None
-    containers: Objects(ContainerSpec) = Field(default_factory=list)
-    initContainers: Objects(ContainerSpec) = Field(default_factory=list)
+    containers: Annotated[list[ContainerSpec], _LIST] = Field(default_factory=list)
+    initContainers: Annotated[list[ContainerSpec], _LIST] = Field(default_factory=list)
 
 
 class K8sPodStatus(View):
     phase: Text = None
     reason: Text = None
     message: Text = None
-    conditions: Objects(Condition) = Field(default_factory=list)
-    containerStatuses: Objects(ContainerStatus) = Field(default_factory=list)
-    initContainerStatuses: Objects(ContainerStatus) = Field(default_factory=list)
+    conditions: Annotated[list[Condition], _LIST] = Field(default_factory=list)
+    containerStatuses: Annotated[list[ContainerStatus], _LIST] = Field(default_factory=list)
+    initContainerStatuses: Annotated[list[ContainerStatus], _LIST] = Field(default_factory=list)
 
 
 class K8sPod(View):
-    metadata: Object(ObjectMeta) = None
-    spec: Object(K8sPodSpec) = None
-    status: Object(K8sPodStatus) = None
+    metadata: Annotated[ObjectMeta | None, _OBJECT] = None
+    spec: Annotated[K8sPodSpec | None, _OBJECT] = None
+    status: Annotated[K8sPodStatus | None, _OBJECT] = None
 
 
 class K8sEvent(View):
-    metadata: Object(ObjectMeta) = None
+    metadata: Annotated[ObjectMeta | None, _OBJECT] = None
     type: Text = None
     reason: Text = None
     message: Text = None
@@ -310,7 +306,7 @@ class K8sEvent(View):
     lastTimestamp: Text = None
     eventTime: Text = None
     count: Int = None
-    involvedObject: Object(InvolvedObject) = None
+    involvedObject: Annotated[InvolvedObject | None, _OBJECT] = None
 
     def newest_time(self) -> datetime | None:
         """max(lastTimestamp, eventTime, creationTimestamp), as k8s-signals.md advises."""
@@ -325,11 +321,11 @@ class K8sEvent(View):
 
 
 class K8sEventList(View):
-    items: Objects(K8sEvent) = Field(default_factory=list)
+    items: Annotated[list[K8sEvent], _LIST] = Field(default_factory=list)
 
 
 class NodeStatus(View):
-    conditions: Objects(Condition) = Field(default_factory=list)
+    conditions: Annotated[list[Condition], _LIST] = Field(default_factory=list)
 
 
 class Taint(View):
@@ -339,14 +335,14 @@ class Taint(View):
 
 
 class NodeSpec(View):
-    taints: Objects(Taint) = Field(default_factory=list)
+    taints: Annotated[list[Taint], _LIST] = Field(default_factory=list)
     unschedulable: Text = None
 
 
 class Node(View):
-    metadata: Object(ObjectMeta) = None
-    spec: Object(NodeSpec) = None
-    status: Object(NodeStatus) = None
+    metadata: Annotated[ObjectMeta | None, _OBJECT] = None
+    spec: Annotated[NodeSpec | None, _OBJECT] = None
+    status: Annotated[NodeStatus | None, _OBJECT] = None
 
 
 # --- reading --------------------------------------------------------------------------------------
@@ -408,7 +404,11 @@ def parse_bytes(value: Any) -> int | None:
         return int(number)
     if suffix == "m":
         return None
-    key = suffix.lower().removesuffix("b") if len(suffix) > 1 and suffix.lower().endswith("b") else suffix.lower()
+    key = (
+        suffix.lower().removesuffix("b")
+        if len(suffix) > 1 and suffix.lower().endswith("b")
+        else suffix.lower()
+    )
     if key in _BINARY:
         return int(number * _BINARY[key])
     if key in _DECIMAL:

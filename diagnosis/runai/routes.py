@@ -12,7 +12,13 @@ TOKEN_PATH = "/api/v1/token"
 K8S_PREFIX = "k8s."
 
 # The type-specific spec endpoints, by the variant name used in `get_workload_spec`.
-SPEC_VARIANTS: tuple[str, ...] = ("trainings", "workspaces", "distributed", "inferences", "distributed-inferences")
+SPEC_VARIANTS: tuple[str, ...] = (
+    "trainings",
+    "workspaces",
+    "distributed",
+    "inferences",
+    "distributed-inferences",
+)
 
 # Workload `type` (free string in the API) -> spec endpoint variant. Compared lower-cased, without
 # separators, because control planes spell kinds differently (Training, training, TrainingWorkload…).

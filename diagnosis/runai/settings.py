@@ -28,7 +28,10 @@ class RunaiSettings(BaseSettings):
             for name, value in (
                 ("RUNAI_URL", self.runai_url),
                 ("RUNAI_CLIENT_ID", self.runai_client_id),
-                ("RUNAI_CLIENT_SECRET", self.runai_client_secret.get_secret_value() if self.runai_client_secret else None),
+                (
+                    "RUNAI_CLIENT_SECRET",
+                    self.runai_client_secret.get_secret_value() if self.runai_client_secret else None,
+                ),
             )
             if not value
         ]

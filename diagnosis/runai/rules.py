@@ -1,0 +1,672 @@
+"""Signal -> category: one small named rule per failure pattern, in one table (the runbook's taxonomy).
+
+Each rule reads one observation (an event, a condition, a container state, a log finding…) and
+says what it is: a failure `cause` of a category (direct or indirect), a `preemption` or
+`scheduling` signal that routes elsewhere, a `consequence` of another failure (rulings G14/G15),
+a `kill` (exit 137/143 not yet explained), or a symptom (`crash_loop`, `pod_error`) that confirms
+a failing pod but names no cause. The first matching rule wins for an observation, so specific
+patterns sit above general ones. Adding a pattern is adding one row here and one test bundle.
+
+Untrusted text is only ever matched against these fixed patterns: an instruction written in a log
+or an event cannot change a verdict, it can only be quoted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Literal
+
+from diagnosis.models import CATEGORY_PRECEDENCE, Category
+from diagnosis.runai.signals import Observation, quote
+
+Role = Literal["cause", "preemption", "scheduling", "consequence", "kill", "crash_loop", "pod_error"]
+Predicate = Callable[[Observation], bool]
+
+# Kill signals (exit 137/143 without OOMKilled): the process was killed from outside.
+KILL_EXIT_CODES = frozenset({137, 143, -9, -15})
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    role: Role
+    matches: Predicate
+    category: Category | None = None
+    # Direct: the signal itself names the failure (OOMKilled, a registry error, a mount message, an
+    # init exit, a policy/node event, a log line). Indirect: it only points at it (an exit code).
+    direct: bool = True
+    # Image-pull sub-case, policy kind…: picks the recommendation.
+    subcase: str | None = None
+    # Whether this cause explains an exit 137/143 (rulings: 137 stays unresolved until explained).
+    explains_kill: bool = False
+    signature: Callable[[Observation], str | None] = field(
+        default=lambda obs: quote(obs.message or obs.reason, limit=300)
+    )
+
+
+@dataclass(frozen=True)
+class Signal:
+    rule: Rule
+    observation: Observation
+
+    @property
+    def category(self) -> Category | None:
+        return self.rule.category
+
+    @property
+    def direct(self) -> bool:
+        return self.rule.direct
+
+    def signature(self) -> str | None:
+        return self.rule.signature(self.observation)
+
+
+# --- predicates -----------------------------------------------------------------------------------
+
+
+def _rx(pattern: str) -> Predicate:
+    """Text patterns read platform-written text; log lines are classified only by the log scanner's kind."""
+    compiled = re.compile(pattern, re.IGNORECASE)
+    return lambda obs: obs.kind != "log" and bool(compiled.search(obs.haystack))
+
+
+def _reason(*names: str) -> Predicate:
+    wanted = {name.lower() for name in names}
+    return lambda obs: obs.kind != "log" and obs.reason.strip().lower() in wanted
+
+
+def _kind(*kinds: str) -> Predicate:
+    return lambda obs: obs.kind in kinds
+
+
+def _any(*predicates: Predicate) -> Predicate:
+    return lambda obs: any(predicate(obs) for predicate in predicates)
+
+
+def _all(*predicates: Predicate) -> Predicate:
+    return lambda obs: all(predicate(obs) for predicate in predicates)
+
+
+def _not(predicate: Predicate) -> Predicate:
+    return lambda obs: not predicate(obs)
+
+
+def _log(*kinds: str) -> Predicate:
+    return lambda obs: obs.kind == "log" and not obs.consequence and (obs.log_kind or "") in kinds
+
+
+def _condition(condition_type: str, *reasons: str) -> Predicate:
+    wanted = {reason.lower() for reason in reasons}
+    return lambda obs: (
+        obs.kind == "condition"
+        and (obs.condition_type or "") == condition_type
+        and (obs.status or "true").lower() == "true"
+        and obs.reason.lower() in wanted
+    )
+
+
+def _exit_code(codes: Callable[[int], bool]) -> Predicate:
+    return lambda obs: obs.exit_code is not None and codes(obs.exit_code)
+
+
+_EXIT_FAILURE = _exit_code(lambda code: code != 0 and code not in KILL_EXIT_CODES)
+_EXIT_KILL = _exit_code(lambda code: code in KILL_EXIT_CODES)
+_PULL_PREFIX = re.compile(
+    r"^.*?failed to pull image \"[^\"]*\":\s*(?:rpc error: code = \w+ desc = )?", re.IGNORECASE | re.DOTALL
+)
+
+
+def _image_pull_error(obs: Observation) -> str | None:
+    """The registry's own words: the runtime error after `Failed to pull image "<img>": `."""
+    message = obs.message.strip()
+    stripped = _PULL_PREFIX.sub("", message, count=1)
+    if stripped and stripped != message:
+        return quote(stripped, limit=300)
+    return quote(message or obs.reason, limit=300)
+
+
+def _exit_signature(obs: Observation) -> str | None:
+    return f"exit code {obs.exit_code}" if obs.exit_code is not None else quote(obs.message or obs.reason)
+
+
+# Image-pull context: the kubelet reasons, or the pull wording (not the Normal Pulling/Pulled news).
+_IMAGE_PULL = _all(
+    _not(_reason("pulling", "pulled")),
+    _any(
+        _reason(
+            "ErrImagePull",
+            "ImagePullBackOff",
+            "InvalidImageName",
+            "ErrImageNeverPull",
+            "ImageInspectError",
+            "InspectFailed",
+            "RegistryUnavailable",
+            "SignatureValidationFailed",
+        ),
+        _rx(
+            r"failed to pull image|back-off pulling image|ErrImagePull|ImagePullBackOff|pull and unpack"
+            r"|InvalidImageName|ErrImageNeverPull|couldn't parse image name|pull access denied"
+            r"|failed to resolve reference"
+        ),
+    ),
+)
+
+
+def _pull(pattern: str) -> Predicate:
+    return _all(_IMAGE_PULL, _rx(pattern))
+
+
+_MAIN_CONTAINER = _all(_kind("container"), lambda obs: not obs.init_container)
+_INIT_CONTAINER = _all(_kind("container"), lambda obs: obs.init_container)
+_OOM_TEXT = _any(
+    _reason("OOMKilled", "OOMKilling"),
+    _rx(r"\bOOMKilled\b|\bOOM[ -]?kill|Memory cgroup out of memory|Out of memory: Kill"),
+)
+
+# --- the table ------------------------------------------------------------------------------------
+
+RULES: tuple[Rule, ...] = (
+    # Preemption (rulings R7): scheduler evictions route to the preemption diagnosis, no category.
+    Rule(
+        "scheduler_preemption",
+        "preemption",
+        _any(
+            _all(
+                _reason("Evict", "Preempted", "Preempting", "PreemptionByScheduler"),
+                _rx(r"preempted by|was preempted|reclaim|bin packing|consolidation"),
+            ),
+            _condition("DisruptionTarget", "PreemptionByScheduler"),
+            _all(_kind("event", "phase_update", "phase_message"), _rx(r"\bpreempted by\b|\bwas preempted\b")),
+        ),
+    ),
+    # Consequences of another failure (G14/G15): cited as such, never the cause.
+    Rule(
+        "backoff_limit_exceeded",
+        "consequence",
+        _any(_reason("BackoffLimitExceeded"), _rx(r"reached the specified backoff limit")),
+    ),
+    Rule("stop_killing", "consequence", _all(_reason("Killing"), _rx(r"^\s*Killing\s+Stopping container"))),
+    Rule("gang_eviction", "consequence", _rx(r"doesn't meet the minimum required number of pods")),
+    Rule("log_consequence", "consequence", lambda obs: obs.kind == "log" and obs.consequence),
+    # OOM_KILLED: the kernel killed the process at the memory limit.
+    Rule(
+        "oom_killed",
+        "cause",
+        _any(_OOM_TEXT, _all(_kind("log"), _log("oom_killed"))),
+        category="OOM_KILLED",
+        explains_kill=True,
+        signature=lambda obs: "OOMKilled",
+    ),
+    Rule(
+        "node_system_oom",
+        "cause",
+        _any(_reason("SystemOOM"), _rx(r"System OOM encountered")),
+        category="OOM_KILLED",
+        direct=False,
+        explains_kill=True,
+    ),
+    # IMAGE_PULL_FAILED, by what the registry said (never assume credentials from BackOff alone).
+    Rule(
+        "image_pull_rate_limited",
+        "cause",
+        _pull(r"toomanyrequests|429 Too Many Requests|pull rate limit"),
+        category="IMAGE_PULL_FAILED",
+        subcase="rate_limit",
+        signature=_image_pull_error,
+    ),
+    Rule(
+        "image_pull_registry_dns",
+        "cause",
+        _pull(r"no such host|server misbehaving|name resolution|lookup \S+ on \S+"),
+        category="IMAGE_PULL_FAILED",
+        subcase="dns",
+        signature=_image_pull_error,
+    ),
+    Rule(
+        "image_pull_registry_network",
+        "cause",
+        _pull(
+            r"i/o timeout|TLS handshake timeout|Timeout exceeded|context deadline exceeded|connection refused"
+            r"|network is unreachable|x509:|certificate|server gave HTTP response to HTTPS client"
+        ),
+        category="IMAGE_PULL_FAILED",
+        subcase="network",
+        signature=_image_pull_error,
+    ),
+    Rule(
+        "image_pull_repository_missing_or_private",
+        "cause",
+        _pull(r"pull access denied|may require authorization|may require 'docker login'"),
+        category="IMAGE_PULL_FAILED",
+        subcase="repository_or_auth",
+        signature=_image_pull_error,
+    ),
+    Rule(
+        "image_pull_unauthorized",
+        "cause",
+        _pull(
+            r"401 Unauthorized|403 Forbidden|\bunauthorized\b|authentication required|no basic auth credentials"
+            r"|denied: requested access|failed to authorize|permission \"?[\w.]+\"? denied"
+        ),
+        category="IMAGE_PULL_FAILED",
+        subcase="auth",
+        signature=_image_pull_error,
+    ),
+    Rule(
+        "image_pull_manifest_missing",
+        "cause",
+        _pull(r"manifest unknown|not found|manifest for \S+ not found|does not exist"),
+        category="IMAGE_PULL_FAILED",
+        subcase="manifest",
+        signature=_image_pull_error,
+    ),
+    Rule(
+        "image_pull_invalid_reference",
+        "cause",
+        _pull(r"InvalidImageName|couldn't parse image name|invalid reference format"),
+        category="IMAGE_PULL_FAILED",
+        subcase="invalid_reference",
+        signature=_image_pull_error,
+    ),
+    Rule(
+        "image_pull_node_disk",
+        "cause",
+        _pull(r"no space left on device"),
+        category="IMAGE_PULL_FAILED",
+        subcase="node_disk",
+        signature=_image_pull_error,
+    ),
+    Rule(
+        "image_pull_backoff",
+        "cause",
+        _IMAGE_PULL,
+        category="IMAGE_PULL_FAILED",
+        subcase="unspecified",
+        signature=_image_pull_error,
+    ),
+    # INIT_FAILED: an init container exited non-zero (or keeps crashing).
+    Rule(
+        "init_container_exit",
+        "cause",
+        _all(_INIT_CONTAINER, _any(_exit_code(lambda code: code != 0), _reason("CrashLoopBackOff", "Error"))),
+        category="INIT_FAILED",
+        signature=lambda obs: quote(obs.message, limit=300),
+    ),
+    Rule(
+        "init_container_failed_message",
+        "cause",
+        _rx(
+            r"init container\b.{0,80}\b(fail|error|exit)|Init:(Error|CrashLoopBackOff)|RunInitContainerError"
+            r"|InitContainer\w*(Fail|Error)"
+        ),
+        category="INIT_FAILED",
+    ),
+    # DATASOURCE_MOUNT_FAILED: volumes, PVCs, and secrets/configmaps the container needs (R15).
+    Rule(
+        "missing_secret_or_configmap",
+        "cause",
+        _rx(r"\b(secret|configmap)s? \"[^\"]+\" not found|couldn.t find key \S+ in (Secret|ConfigMap)"),
+        category="DATASOURCE_MOUNT_FAILED",
+        subcase="secret_or_configmap",
+    ),
+    Rule(
+        "pvc_missing_or_unbound",
+        "cause",
+        _rx(
+            r"persistentvolumeclaim \"[^\"]+\" not found|unbound immediate PersistentVolumeClaims"
+            r"|didn't find available persistent volumes"
+        ),
+        category="DATASOURCE_MOUNT_FAILED",
+        subcase="pvc",
+    ),
+    Rule(
+        "mount_failed",
+        "cause",
+        _any(
+            _reason("FailedMount", "FailedAttachVolume", "FailedMapVolume"),
+            _rx(
+                r"MountVolume\.\w+ failed|Unable to attach or mount volumes|Multi-Attach error|AttachVolume\.Attach failed|mount failed"
+            ),
+        ),
+        category="DATASOURCE_MOUNT_FAILED",
+        subcase="volume",
+    ),
+    # NODE_FAILURE: the node or its hardware failed under the workload (G16 for GPU faults).
+    Rule(
+        "gpu_hardware_fault",
+        "cause",
+        _any(
+            _log("hardware"),
+            _all(
+                _not(_kind("log")),
+                _rx(r"\bXid\b|fallen off the bus|GPU is lost|uncorrectable ECC|double[- ]bit ECC|NVRM:"),
+            ),
+        ),
+        category="NODE_FAILURE",
+        explains_kill=True,
+    ),
+    Rule(
+        "node_not_ready",
+        "cause",
+        _any(
+            _reason("NodeNotReady", "NodeStatusUnknown", "KubeletNotReady"),
+            _rx(r"Node is not ready|Kubelet stopped posting node status"),
+            lambda obs: obs.kind == "node_condition" and obs.condition_type == "Ready",
+        ),
+        category="NODE_FAILURE",
+        explains_kill=True,
+        signature=lambda obs: quote(
+            f"{obs.condition_type}={obs.status} {obs.reason}: {obs.message}"
+            if obs.kind == "node_condition"
+            else (obs.message or obs.reason),
+            limit=300,
+        ),
+    ),
+    Rule(
+        "node_pressure_eviction",
+        "cause",
+        _any(_reason("Evicted"), _rx(r"The node was low on resource|The node had condition")),
+        category="NODE_FAILURE",
+        explains_kill=True,
+    ),
+    Rule(
+        "node_shutdown",
+        "cause",
+        _any(_reason("NodeShutdown", "Rebooted"), _rx(r"imminent node shutdown")),
+        category="NODE_FAILURE",
+        explains_kill=True,
+    ),
+    Rule(
+        "node_taint_eviction",
+        "cause",
+        _any(
+            _reason("TaintManagerEviction"),
+            _condition("DisruptionTarget", "DeletionByTaintManager"),
+            _rx(r"Marking for deletion Pod"),
+        ),
+        category="NODE_FAILURE",
+        explains_kill=True,
+    ),
+    Rule(
+        "kubelet_admission_or_critical_preemption",
+        "cause",
+        _any(
+            _reason("UnexpectedAdmissionError"),
+            _condition("DisruptionTarget", "TerminationByKubelet"),
+            _rx(r"Preempted in order to admit critical pod|Allocate failed due to"),
+        ),
+        category="NODE_FAILURE",
+        explains_kill=True,
+    ),
+    Rule(
+        "node_pressure_condition",
+        "cause",
+        _kind("node_condition"),
+        category="NODE_FAILURE",
+        direct=False,
+        explains_kill=True,
+        signature=lambda obs: quote(
+            f"{obs.condition_type}={obs.status} {obs.reason}: {obs.message}", limit=300
+        ),
+    ),
+    # SCHEDULING_POLICY_TERMINATED: a policy (idle timeout, max duration) or a person stopped it.
+    Rule(
+        "policy_idle_timeout",
+        "cause",
+        _rx(
+            r"\bidle\b.{0,60}(timeout|time limit|limit reached|exceeded|too long)|(timeout|time limit).{0,30}\bidle\b"
+        ),
+        category="SCHEDULING_POLICY_TERMINATED",
+        subcase="idle_timeout",
+        explains_kill=True,
+    ),
+    Rule(
+        "policy_max_duration",
+        "cause",
+        _any(
+            _reason("DeadlineExceeded", "MaxDurationExceeded", "MaxRuntimeExceeded"),
+            _rx(
+                r"max(imum)?[ _-]?(duration|runtime|run[ -]time)|(duration|runtime) limit"
+                r"|active (on the node )?longer than (the )?specified deadline"
+            ),
+        ),
+        category="SCHEDULING_POLICY_TERMINATED",
+        subcase="max_duration",
+        explains_kill=True,
+    ),
+    Rule(
+        "policy_termination",
+        "cause",
+        _rx(
+            r"(scheduling |workload |runtime )?polic(y|ies)\b.{0,40}(terminat|stop|kill)|terminated by (the )?polic"
+        ),
+        category="SCHEDULING_POLICY_TERMINATED",
+        subcase="policy",
+        explains_kill=True,
+    ),
+    Rule(
+        "manual_stop",
+        "cause",
+        _rx(
+            r"stopped by (the )?(user|admin|administrator|[\w.+-]+@[\w.-]+)|manual(ly)? stop|stop (was )?requested"
+            r"|user requested (a )?stop|requested to stop|suspended by"
+        ),
+        category="SCHEDULING_POLICY_TERMINATED",
+        subcase="manual_stop",
+        explains_kill=True,
+    ),
+    # CRASH_APP_ERROR: the training code failed by itself (device-memory and NCCL errors included).
+    Rule(
+        "log_failure_line",
+        "cause",
+        _log(
+            "traceback",
+            "cuda_oom",
+            "cuda_error",
+            "nccl_error",
+            "nccl_timeout",
+            "rendezvous",
+            "segfault",
+            "bus_error",
+            "disk_full",
+            "child_failed",
+            "error",
+        ),
+        category="CRASH_APP_ERROR",
+        signature=lambda obs: quote(obs.message, limit=300),
+    ),
+    Rule(
+        "container_start_error",
+        "cause",
+        _rx(
+            r"executable file not found|exec format error|\bStartError\b|RunContainerError|OCI runtime (create|exec) failed"
+        ),
+        category="CRASH_APP_ERROR",
+        subcase="start",
+    ),
+    Rule(
+        "container_config_error",
+        "cause",
+        _any(
+            _reason("CreateContainerConfigError", "CreateContainerError"),
+            _rx(r"runAsNonRoot and image will run as root"),
+        ),
+        category="CRASH_APP_ERROR",
+        subcase="config",
+    ),
+    Rule(
+        "liveness_probe_restart",
+        "cause",
+        _rx(r"failed liveness probe|Liveness probe failed"),
+        category="CRASH_APP_ERROR",
+        direct=False,
+        explains_kill=True,
+    ),
+    Rule(
+        "main_container_exit",
+        "cause",
+        _all(_MAIN_CONTAINER, _EXIT_FAILURE),
+        category="CRASH_APP_ERROR",
+        direct=False,
+        signature=_exit_signature,
+    ),
+    Rule(
+        "exit_code_in_message",
+        "cause",
+        _all(_kind("event", "phase_message", "condition", "phase_update", "pod_status"), _EXIT_FAILURE),
+        category="CRASH_APP_ERROR",
+        direct=False,
+        signature=_exit_signature,
+    ),
+    # Killed from outside (137/143) without OOMKilled: unresolved until something explains it.
+    Rule(
+        "killed_without_oom",
+        "kill",
+        _any(_EXIT_KILL, _all(_kind("log"), lambda obs: obs.log_kind == "killed")),
+        signature=_exit_signature,
+    ),
+    # Symptoms: confirm a failing pod, name no cause.
+    Rule(
+        "crash_loop_backoff",
+        "crash_loop",
+        _any(_reason("CrashLoopBackOff"), _rx(r"CrashLoopBackOff|back-off \S* ?restarting failed container")),
+    ),
+    Rule(
+        "pod_phase_error",
+        "pod_error",
+        _all(_kind("pod_phase"), _reason("Error", "Failed", "CrashLoopBackOff")),
+    ),
+    # Scheduling only: the pod waits for resources or quota (routes to the Pending diagnosis).
+    Rule(
+        "unschedulable",
+        "scheduling",
+        _any(
+            _kind("scheduling"),
+            _reason(
+                "Unschedulable",
+                "FailedScheduling",
+                "NotReady",
+                "NonPreemptibleOverQuota",
+                "OverLimit",
+                "StaleJob",
+            ),
+            _rx(
+                r"Unable to schedule|nodes are available|didn't have enough (resources|of)|Insufficient \S+"
+                r"|over quota|quota (has reached|is)|not enough resources|no nodes with enough"
+                r"|waiting for \d+ pods"
+            ),
+        ),
+    ),
+)
+
+
+def classify(observation: Observation) -> Signal | None:
+    """The first rule that matches an observation, as a Signal; None when no rule does."""
+    for rule in RULES:
+        if rule.matches(observation):
+            return Signal(rule, observation)
+    return None
+
+
+def classify_all(observations: Iterable[Observation]) -> list[Signal]:
+    return [
+        signal for signal in (classify(observation) for observation in observations) if signal is not None
+    ]
+
+
+# --- deciding -------------------------------------------------------------------------------------
+
+# Where a signal comes from, most specific first: the signature is taken from the most specific.
+_KIND_ORDER = (
+    "log",
+    "container",
+    "pod_status",
+    "event",
+    "phase_message",
+    "condition",
+    "pod_phase",
+    "phase_update",
+    "node_condition",
+    "scheduling",
+    "spec",
+)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _specific_first(signal: Signal) -> tuple[int, datetime]:
+    kind = signal.observation.kind
+    # Within one kind the earliest failure wins (G14/G15); no time counts as earliest.
+    return (
+        _KIND_ORDER.index(kind) if kind in _KIND_ORDER else len(_KIND_ORDER),
+        signal.observation.at or _EPOCH,
+    )
+
+
+@dataclass
+class Verdict:
+    category: Category
+    direct: bool
+    winner: Signal | None
+    supporting: list[Signal]
+    consequences: list[Signal]
+    unexplained_kill: Signal | None = None
+    stopped_default: bool = False
+
+    @property
+    def confidence(self) -> Literal["HIGH", "MEDIUM", "LOW"]:
+        if self.category == "UNKNOWN":
+            return "LOW"
+        return "HIGH" if self.direct else "MEDIUM"
+
+    @property
+    def signature(self) -> str | None:
+        if self.winner is not None:
+            return self.winner.signature()
+        if self.unexplained_kill is not None:
+            return self.unexplained_kill.signature()
+        return None
+
+    @property
+    def has_log_line(self) -> bool:
+        return any(signal.observation.kind == "log" for signal in self.supporting)
+
+
+def decide(signals: list[Signal], *, stopped: bool) -> Verdict:
+    """Rulings G15: drop consequences, then the strongest direct signal wins in category order.
+
+    `stopped`: the workload's phase is Stopped. Exits 137/143 there follow the stop itself (unless
+    OOMKilled is stated, which is then a cause of its own), and a Stopped workload with no other
+    explanation was stopped by a person or a policy (R8: MEDIUM).
+    """
+    causes = [signal for signal in signals if signal.rule.role == "cause"]
+    consequences = [signal for signal in signals if signal.rule.role == "consequence"]
+    kills = [] if stopped else [signal for signal in signals if signal.rule.role == "kill"]
+    symptoms = [signal for signal in signals if signal.rule.role in ("crash_loop", "pod_error", "kill")]
+
+    direct = [signal for signal in causes if signal.direct]
+    pool = direct or causes
+    if pool:
+        category = next(
+            name for name in CATEGORY_PRECEDENCE if any(signal.category == name for signal in pool)
+        )
+        supporting = sorted((signal for signal in pool if signal.category == category), key=_specific_first)
+        winner = supporting[0]
+        explained = any(signal.rule.explains_kill for signal in causes) or bool(direct)
+        if kills and not explained:
+            return Verdict("UNKNOWN", False, None, [], consequences, unexplained_kill=kills[0])
+        # Indirect signals of other categories are still shown, after the winning ones.
+        return Verdict(category, winner.direct, winner, supporting, consequences)
+    if kills:
+        return Verdict("UNKNOWN", False, None, [], consequences, unexplained_kill=kills[0])
+    log_consequences = [signal for signal in consequences if signal.observation.kind == "log"]
+    if log_consequences:
+        # Only a consequence line was found (an NCCL watchdog timeout…): the training process
+        # failed, but the first failure is not in the evidence read.
+        first = sorted(log_consequences, key=_specific_first)[0]
+        return Verdict("CRASH_APP_ERROR", False, first, [first], consequences)
+    if stopped and not symptoms and not any(s.rule.name == "backoff_limit_exceeded" for s in consequences):
+        return Verdict("SCHEDULING_POLICY_TERMINATED", False, None, [], consequences, stopped_default=True)
+    return Verdict("UNKNOWN", False, None, [], consequences)
