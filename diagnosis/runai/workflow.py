@@ -366,14 +366,7 @@ class _Run:
             return await self._select_active(matches)
         terminal = [w for w in matches if (w.phase or "").lower() in TERMINAL]
         if terminal:
-            chosen = terminal[0]
-            if len(matches) > 1:
-                self._note(
-                    self.t(
-                        "lim.selected_newest_terminal", count=len(matches), id=chosen.id, phase=chosen.phase
-                    )
-                )
-            return str(chosen.id)
+            return str(terminal[0].id)
         # Rulings R3: a failure request whose matches are all non-terminal -> R5's question.
         raise self._finish(
             "needs_input",
@@ -996,7 +989,12 @@ class _Run:
             self._note(self.t("lim.recurrence_unknown"))
         context.recurrence = recurrence
         composed = compose_diagnosed(context)
-        self.evidence.extend(composed.evidence)
+        seen = {(item.source, item.field, item.text) for item in self.evidence}
+        for item in composed.evidence:
+            key = (item.source, item.field, item.text)
+            if key not in seen:
+                seen.add(key)
+                self.evidence.append(item)
         for text in composed.limitations:
             self._note(text)
         for text in composed.next_steps:
