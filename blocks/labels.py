@@ -85,7 +85,15 @@ LABELS: dict[str, dict[str, str]] = {
         "unknown_followup": "I did not understand that. {hint}",
         "demo_note": "Demo mode: answers come from recorded bundles, not from a live cloud.",
         "no_bundle": "No demo bundle matches {what}. Available demo requests:",
-        "platform_prompt": "Which platform runs this job?",
+        "ask.platform": "Which platform runs this job?",
+        "ask.cluster_id": "Which Run:ai cluster is it on? (cluster id)",
+        "ask.workload_name": "Which Run:ai workload? (its name)",
+        "ask.project": "Which Run:ai project is the workload in?",
+        "ask.job": "Which ModelArts training job? (job id or name)",
+        "already_answered": "This question was already answered, cancelled or has expired.",
+        "scan_started": "Scanning {what} for {user}…",
+        "queued": "Queued behind other diagnoses…",
+        "demo_commands": "Try one of these:",
     },
     "zh": {
         "job": "作业",
@@ -131,6 +139,7 @@ LABELS: dict[str, dict[str, str]] = {
         "log_link_ready": "作业 {job} 任务 {task} 的完整日志。该链接是约 5 分钟有效的凭据，仅您可见，请勿转发。",
         "denied": "您或本频道无权执行此诊断。请管理员更新机器人的访问策略（DIAGNOSE_POLICY）。",
         "failed": "诊断未能完成（{reason}）。未做任何变更。参考编号：{ref}",
+        "ask.job": "请提供 ModelArts 训练作业（作业 ID 或名称）",
     },
 }
 

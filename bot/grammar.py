@@ -117,6 +117,20 @@ class RequestDraft(BaseModel):
     def identifiers(self) -> dict[str, str]:
         return {k: v for k, v in self.model_dump(exclude_none=True).items() if k in IDENTIFIER_KEYS}
 
+    def as_command(self) -> str:
+        """The `/diagnose` words that ask for this request (`runai cluster=… workload=… project=…`)."""
+        names = {
+            "cluster_id": "cluster",
+            "workload_name": "workload",
+            "workload_id": "id",
+            "job_id": "job",
+            "job_name": "job",
+        }
+        words: list[str] = [self.platform or ""]
+        for key, value in self.model_dump(exclude_none=True, exclude={"platform"}).items():
+            words.append(f"{names.get(key, key)}={value}")
+        return " ".join(word for word in words if word)
+
     def describe(self) -> str:
         """`runai workload train-42 (project ml-team, cluster prod-a)`: plain text, for progress lines."""
         if self.platform == "runai":

@@ -12,6 +12,7 @@ from bot.state.redis_store import RedisStore
 from bot.state.sqlite_store import SqliteStore
 from bot.state.store import StateStore
 from tests.fakes.redis_server import redis_url
+from tests.fakes.slack_api import FakeSlackApi, running_fake_slack
 
 __all__ = ["redis_url"]
 
@@ -38,3 +39,30 @@ def store_factory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[St
     yield factory
     for store in opened:
         store.close()
+
+
+@pytest.fixture
+def slack_api() -> Iterator[FakeSlackApi]:
+    with running_fake_slack() as api:
+        yield api
+
+
+@pytest.fixture
+def sqlite_store(tmp_path: Path) -> Iterator[StateStore]:
+    store = SqliteStore(tmp_path / "bot-state.sqlite3")
+    yield store
+    store.close()
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StateStore]:
+    """The bot's state on SQLite and on a real Redis: the same behaviour is expected of both."""
+    store: StateStore
+    if request.param == "sqlite":
+        store = SqliteStore(tmp_path / "bot-state.sqlite3")
+    else:
+        store = RedisStore.from_url(
+            request.getfixturevalue("redis_url"), namespace=f"e2e-{uuid.uuid4().hex[:12]}"
+        )
+    yield store
+    store.close()

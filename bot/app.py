@@ -1,0 +1,91 @@
+"""The Bolt app factory: listeners, the runtime in the context, and Slack-retry deduplication."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from slack_bolt import App, BoltContext, BoltResponse
+from slack_sdk import WebClient
+
+from bot.backends import DiagnosisBackend
+from bot.groups import GroupMembers
+from bot.listeners import register
+from bot.policy import Policy
+from bot.runtime import Runtime
+from bot.services import BotServices
+from bot.state.store import StateStore
+from bot.worker import Worker
+from diagnosis.masking import mask
+
+log = logging.getLogger("diagnose.bot")
+
+
+def create_runtime(
+    *,
+    backend: DiagnosisBackend,
+    store: StateStore,
+    policy: Policy,
+    client: WebClient,
+    diagnosis_slots: int = 4,
+    max_waiting: int = 50,
+    progress_interval: float = 2.0,
+    now: Callable[[], Any] | None = None,
+) -> Runtime:
+    services = BotServices(
+        backend=backend,
+        store=store,
+        policy=policy,
+        worker=Worker(diagnosis_slots=diagnosis_slots, max_waiting=max_waiting),
+        progress_interval=progress_interval,
+        group_members=GroupMembers(client) if any(rule.usergroups for rule in policy.rules) else None,
+    )
+    if now is not None:
+        services.now = now
+    return Runtime(services)
+
+
+def build_app(
+    runtime: Runtime,
+    *,
+    client: WebClient,
+    signing_secret: str | None,
+    socket_mode: bool = False,
+    listener_threads: int = 8,
+) -> App:
+    """A sync Bolt App. Listeners only ack and hand off, so a small listener pool is enough."""
+    app = App(
+        client=client,
+        signing_secret=signing_secret or "",
+        process_before_response=False,
+        request_verification_enabled=not socket_mode,
+        raise_error_for_unhandled_request=False,
+        listener_executor=ThreadPoolExecutor(
+            max_workers=listener_threads, thread_name_prefix="bolt-listener"
+        ),
+    )
+
+    def inject_runtime(context: BoltContext, next: Callable[[], None]) -> None:
+        context["runtime"] = runtime
+        next()
+
+    def drop_retried_events(body: dict[str, Any], next: Callable[[], None]) -> BoltResponse | None:
+        # Slack retries an event it thinks was lost (same event_id, X-Slack-Retry-Num): the first
+        # claim wins on every replica; the others answer 200 so Slack stops retrying.
+        event_id = body.get("event_id") if body.get("type") == "event_callback" else None
+        if event_id and not runtime.services.store.claim(f"event:{event_id}"):
+            return BoltResponse(status=200, body="")
+        next()
+        return None
+
+    app.use(inject_runtime)
+    app.use(drop_retried_events)
+    register(app)
+
+    @app.error
+    def on_error(error: Exception) -> None:
+        log.error("listener failed: %s", mask(f"{type(error).__name__}: {error}"))
+
+    return app

@@ -1,0 +1,201 @@
+"""Where diagnoses come from: the live clouds through the engine, or recorded bundles (demo).
+
+`diagnose bot --bundles DIR` answers from the bundles in DIR: a request matches a bundle when every
+identifier it gives equals the bundle's `request` value (ids exact, names exact); the replay then
+uses the bundle's own request and `captured_at`, exactly as `diagnose replay` would.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from bot.grammar import IDENTIFIER_KEYS, RequestDraft
+from diagnosis import engine
+from diagnosis.models import Bundle, Choice, DiagnoseRequest, Diagnosis, Platform
+from diagnosis.replay import BundleError, load_bundle
+
+Observer = Callable[[str], None]
+log = logging.getLogger("diagnose.bot")
+
+
+class BackendUnavailable(RuntimeError):
+    """The backend cannot do this (e.g. a log link in demo mode); the message is shown to the user."""
+
+
+class NoMatchingBundle(LookupError):
+    """Demo mode: no bundle answers this request. `available` lists what the bundles do answer."""
+
+    def __init__(self, available: list[RequestDraft]) -> None:
+        super().__init__("no bundle matches")
+        self.available = available
+
+
+class DiagnosisBackend(Protocol):
+    name: str
+    demo: bool
+
+    async def diagnose(
+        self, request: DiagnoseRequest, *, lang: str | None, observer: Observer | None, now: datetime
+    ) -> Diagnosis: ...
+
+    def suggestions(self, draft: RequestDraft, key: str) -> list[Choice]:
+        """Known values for a missing identifier (buttons); empty when only free text can answer."""
+        ...
+
+    async def scan(self, platform: Platform, *, region: str | None, lang: str | None) -> dict[str, Any]: ...
+
+    async def log_url(self, *, job_id: str, task_id: str, region: str | None) -> str: ...
+
+
+async def _maybe_await(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
+
+
+class LiveBackend:
+    """The real platform APIs, read-only, through the engine."""
+
+    name = "live"
+    demo = False
+
+    def __init__(self, **options: Any) -> None:
+        self.options = options
+
+    async def diagnose(
+        self, request: DiagnoseRequest, *, lang: str | None, observer: Observer | None, now: datetime
+    ) -> Diagnosis:
+        async with engine.live(request, observer=observer, **self.options) as (source, _recorder):
+            return await engine.diagnose_with(request, source, now=now, lang=lang)
+
+    def suggestions(self, draft: RequestDraft, key: str) -> list[Choice]:
+        return []
+
+    async def scan(self, platform: Platform, *, region: str | None, lang: str | None) -> dict[str, Any]:
+        if platform != "modelarts":
+            raise BackendUnavailable("scan is available for ModelArts only")
+        from diagnosis.modelarts.scan import run_scan
+
+        result = await _maybe_await(run_scan(region=region))
+        data: dict[str, Any] = result.to_json_dict() if hasattr(result, "to_json_dict") else dict(result)
+        return data
+
+    async def log_url(self, *, job_id: str, task_id: str, region: str | None) -> str:
+        from diagnosis.modelarts.logurl import fetch_log_url
+
+        url = await _maybe_await(fetch_log_url(job_id=job_id, task_id=task_id, region=region))
+        return str(url)
+
+
+class BundlesBackend:
+    """Recorded bundles in a directory (searched recursively); nothing leaves the machine."""
+
+    name = "bundles"
+    demo = True
+
+    def __init__(self, directory: str | Path) -> None:
+        self.directory = Path(directory)
+        self.bundles: list[Bundle] = []
+        for path in sorted(self.directory.rglob("*.json")):
+            if path.name.endswith(".diagnosis.json"):
+                continue
+            try:
+                self.bundles.append(load_bundle(path))
+            except BundleError as exc:
+                log.info("skipping %s: %s", path.name, exc)
+
+    def drafts(self) -> list[RequestDraft]:
+        return [_draft_of(bundle) for bundle in self.bundles]
+
+    def matches(self, draft: RequestDraft) -> list[Bundle]:
+        given = draft.identifiers()
+        found = []
+        for bundle in self.bundles:
+            if draft.platform is not None and bundle.platform != draft.platform:
+                continue
+            recorded = {
+                k: str(v) for k, v in bundle.request.items() if k in IDENTIFIER_KEYS and v is not None
+            }
+            if given and all(recorded.get(key) == value for key, value in given.items()):
+                found.append(bundle)
+        return found
+
+    async def diagnose(
+        self, request: DiagnoseRequest, *, lang: str | None, observer: Observer | None, now: datetime
+    ) -> Diagnosis:
+        draft = RequestDraft.model_validate(request.model_dump())
+        matched = self.matches(draft)
+        if len(matched) != 1:
+            raise NoMatchingBundle(self.drafts())
+        bundle = matched[0]
+        async with engine.backend(bundle.platform).replay_source(bundle) as source:
+            if observer is not None and hasattr(source, "observer"):
+                source.observer = observer
+            # The bundle's own moment and request: a replay gives the recorded answer, whatever today is.
+            return await engine.diagnose_with(
+                engine.request_from_bundle(bundle), source, now=bundle.captured_at, lang=lang
+            )
+
+    def suggestions(self, draft: RequestDraft, key: str) -> list[Choice]:
+        candidates = [_draft_of(bundle) for bundle in self.bundles]
+        given = draft.identifiers()
+        choices: dict[str, str] = {}
+        for candidate in candidates:
+            if draft.platform is not None and candidate.platform != draft.platform:
+                continue
+            known = candidate.identifiers()
+            if any(known.get(k) not in (None, v) for k, v in given.items()):
+                continue
+            value = _value_for(candidate, key)
+            if value and value not in choices:
+                choices[value] = _choice_label(candidate, key, value)
+        return [Choice(value=value, label=label) for value, label in choices.items()]
+
+    async def scan(self, platform: Platform, *, region: str | None, lang: str | None) -> dict[str, Any]:
+        results: list[dict[str, Any]] = []
+        by_category: dict[str, int] = {}
+        for bundle in self.bundles:
+            if bundle.platform != platform or (region and bundle.request.get("region") != region):
+                continue
+            async with engine.backend(bundle.platform).replay_source(bundle) as source:
+                diagnosis = await engine.diagnose_with(
+                    engine.request_from_bundle(bundle), source, now=bundle.captured_at, lang=lang
+                )
+            key = diagnosis.category or diagnosis.outcome
+            by_category[key] = by_category.get(key, 0) + 1
+            results.append(diagnosis.to_json_dict())
+        return {
+            "schema": "scan/v1",
+            "platform": platform,
+            "region": region,
+            "scanned": len(results),
+            "by_category": by_category,
+            "results": results,
+        }
+
+    async def log_url(self, *, job_id: str, task_id: str, region: str | None) -> str:
+        raise BackendUnavailable("demo bundles hold no log link: connect ModelArts to get one")
+
+
+def _draft_of(bundle: Bundle) -> RequestDraft:
+    fields = {k: v for k, v in bundle.request.items() if k in RequestDraft.model_fields and v is not None}
+    return RequestDraft.model_validate({**fields, "platform": bundle.platform})
+
+
+def _value_for(draft: RequestDraft, key: str) -> str | None:
+    if key == "platform":
+        return draft.platform
+    if key == "job":
+        return draft.job_id or draft.job_name
+    value = getattr(draft, key, None)
+    return str(value) if value is not None else None
+
+
+def _choice_label(draft: RequestDraft, key: str, value: str) -> str:
+    if key == "platform":
+        return "Run:ai" if value == "runai" else "ModelArts"
+    context = draft.workload_name or draft.job_name or draft.workload_id or draft.job_id
+    return f"{value} ({context})" if context and context != value else value

@@ -1,0 +1,586 @@
+"""A diagnosis conversation, from the request to the report in its thread.
+
+start → access check → rate limit → placeholder in the channel → missing identifiers asked in the
+thread (pending, survives restarts) → diagnosis on the bot's pool with progress on the placeholder
+→ access check on the target → the report replaces the placeholder, the full report is attached in
+the thread, and the thread remembers the diagnosis for follow-ups.
+Workflows decide, renderers format: this module only sequences Slack calls around them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from typing import Any
+
+from slack_sdk import WebClient
+
+from blocks.kit import SlackMessage
+from blocks.labels import Mention, label, label_mrkdwn
+from blocks.messages import denied_message, notice, notice_mrkdwn
+from blocks.progress import progress_message
+from blocks.prompts import (
+    answered_message,
+    cancelled_message,
+    log_link_button,
+    question_message,
+    rerun_button,
+    retry_button,
+)
+from blocks.report import report_message
+from bot import access
+from bot.audit import audit
+from bot.backends import BackendUnavailable, NoMatchingBundle
+from bot.grammar import RequestDraft
+from bot.messaging import PostFailed, post, replace_or_post, try_post, update, upload
+from bot.progress import ProgressReporter
+from bot.services import Asker, BotServices
+from bot.slack_client import Notifier
+from bot.state.models import PendingRequest, Place, ThreadRecord
+from diagnosis.engine import DEFAULT_LANG
+from diagnosis.masking import mask
+from diagnosis.models import Choice, Diagnosis, Question
+
+log = logging.getLogger("diagnose.bot")
+
+# Questions whose answer a person may type (others are a fixed choice).
+FREE_TEXT_KEYS = frozenset(
+    {"cluster_id", "workload_name", "workload_id", "project", "job", "job_id", "job_name", "region"}
+)
+
+
+def ui_lang(services: BotServices, *, platform: str | None, channel: str, explicit: str | None) -> str:
+    """Labels follow the explicit `lang=`, then the channel's setting, then the platform default (G9)."""
+    chosen = explicit or services.policy.lang_for(channel)
+    if chosen:
+        return chosen
+    return DEFAULT_LANG.get(platform or "", "en")
+
+
+def engine_lang(services: BotServices, *, channel: str, explicit: str | None) -> str | None:
+    return explicit or services.policy.lang_for(channel)
+
+
+class Conversation:
+    def __init__(self, services: BotServices) -> None:
+        self.services = services
+
+    # ---- entry ---------------------------------------------------------------------------------
+
+    def start(self, client: WebClient, draft: RequestDraft, asker: Asker) -> None:
+        """A new request (slash command, mention, thread question or re-run)."""
+        services = self.services
+        draft = access.with_aliases(services, draft)
+        lang = ui_lang(services, platform=draft.platform, channel=asker.channel, explicit=asker.lang)
+        notifier = Notifier(
+            client, channel=asker.channel, user=asker.user, thread_ts=asker.thread_ts, respond=asker.respond
+        )
+        decision = access.before_run(services, draft, user=asker.user, channel=asker.channel)
+        if not decision.allowed:
+            notifier.tell(denied_message(lang=lang))
+            audit(
+                "diagnose",
+                user=asker.user,
+                channel=asker.channel,
+                what=draft.describe(),
+                outcome="denied",
+                reason=decision.reason,
+            )
+            return
+        limit = services.policy.rate_limit
+        if not services.store.allow(
+            f"user:{asker.user}", limit=limit.per_user, window_seconds=limit.window_seconds
+        ):
+            notifier.tell(notice(label("rate_limited", lang), emoji=":hourglass:"))
+            audit(
+                "diagnose",
+                user=asker.user,
+                channel=asker.channel,
+                what=draft.describe(),
+                outcome="rate_limited",
+            )
+            return
+        placeholder = progress_message(what=draft.describe(), user=asker.user, lang=lang)
+        try:
+            status_ts = post(client, channel=asker.channel, thread_ts=asker.thread_ts, message=placeholder)
+        except PostFailed as exc:
+            notifier.tell(notice(label("post_failed", lang, error=exc.error), emoji=":warning:"))
+            audit(
+                "diagnose",
+                user=asker.user,
+                channel=asker.channel,
+                what=draft.describe(),
+                outcome="post_failed",
+                error=exc.error,
+            )
+            return
+        place = Place(channel=asker.channel, thread_ts=asker.thread_ts or status_ts, status_ts=status_ts)
+        self.proceed(client, draft, place=place, user=asker.user, lang=asker.lang)
+
+    def proceed(
+        self, client: WebClient, draft: RequestDraft, *, place: Place, user: str, lang: str | None
+    ) -> None:
+        """Ask for the next missing identifier, or queue the diagnosis."""
+        missing = draft.missing()
+        if missing:
+            self.ask(
+                client,
+                draft,
+                self.identifier_question(draft, missing[0], place=place, lang=lang),
+                place=place,
+                user=user,
+                lang=lang,
+            )
+            return
+        services = self.services
+        labels = ui_lang(services, platform=draft.platform, channel=place.channel, explicit=lang)
+        queued = services.worker.waiting
+        future = services.worker.diagnosis(self.run, client, draft, place=place, user=user, lang=lang)
+        if future is None:
+            replace_or_post(
+                client,
+                channel=place.channel,
+                ts=place.status_ts,
+                thread_ts=place.thread_ts,
+                message=notice(label("busy", labels), emoji=":hourglass:"),
+            )
+            audit("diagnose", user=user, channel=place.channel, what=draft.describe(), outcome="busy")
+            return
+        if queued and place.status_ts:
+            update(
+                client,
+                channel=place.channel,
+                ts=place.status_ts,
+                message=progress_message(what=draft.describe(), user=user, lang=labels, queued=True),
+            )
+
+    def identifier_question(
+        self, draft: RequestDraft, key: str, *, place: Place, lang: str | None
+    ) -> Question:
+        labels = ui_lang(self.services, platform=draft.platform, channel=place.channel, explicit=lang)
+        choices = self.services.backend.suggestions(draft, key)
+        if key == "platform":
+            choices = [Choice(value="runai", label="Run:ai"), Choice(value="modelarts", label="ModelArts")]
+        return Question(key=key, prompt=label(f"ask.{key}", labels), choices=choices or None)
+
+    def ask(
+        self,
+        client: WebClient,
+        draft: RequestDraft,
+        question: Question,
+        *,
+        place: Place,
+        user: str,
+        lang: str | None,
+    ) -> None:
+        """Post the question in the thread; the pending request is stored first (survives restarts)."""
+        services = self.services
+        labels = ui_lang(services, platform=draft.platform, channel=place.channel, explicit=lang)
+        pending = PendingRequest(
+            id=uuid.uuid4().hex[:20],
+            kind="question",
+            draft=draft,
+            question=question,
+            place=place,
+            user=user,
+            lang=lang,
+            created_at=services.now(),
+        )
+        services.store.put_pending(pending)
+        message = question_message(
+            question, pending_id=pending.id, lang=labels, free_text=question.key in FREE_TEXT_KEYS, asker=user
+        )
+        prompt_ts = try_post(client, channel=place.channel, thread_ts=place.thread_ts, message=message)
+        if prompt_ts is None:
+            Notifier(client, channel=place.channel, user=user, thread_ts=place.thread_ts).tell(
+                notice(label("post_failed", labels, error="chat.postMessage"), emoji=":warning:")
+            )
+            return
+        services.store.put_pending(pending.model_copy(update={"prompt_ts": prompt_ts}))
+        if place.status_ts:
+            waiting = label_mrkdwn("waiting_input", labels, prompt=question.prompt)
+            update(
+                client,
+                channel=place.channel,
+                ts=place.status_ts,
+                message=notice_mrkdwn(
+                    waiting,
+                    fallback=label("waiting_input", labels, prompt=question.prompt),
+                    emoji=":question:",
+                ),
+            )
+        audit(
+            "question",
+            user=user,
+            channel=place.channel,
+            what=draft.describe(),
+            outcome="asked",
+            key=question.key,
+        )
+
+    # ---- the diagnosis -------------------------------------------------------------------------
+
+    def run(
+        self, client: WebClient, draft: RequestDraft, *, place: Place, user: str, lang: str | None
+    ) -> None:
+        """On the diagnosis pool: run the workflow, with progress on the placeholder, then deliver."""
+        services = self.services
+        labels = ui_lang(services, platform=draft.platform, channel=place.channel, explicit=lang)
+        reporter = ProgressReporter(
+            client=client,
+            worker=services.worker,
+            channel=place.channel,
+            ts=place.status_ts or "",
+            what=draft.describe(),
+            user=user,
+            lang=labels,
+            interval=services.progress_interval,
+        )
+        observer = reporter if place.status_ts else None
+        try:
+            request = draft.to_request()
+            diagnosis = asyncio.run(
+                services.backend.diagnose(
+                    request,
+                    lang=engine_lang(services, channel=place.channel, explicit=lang),
+                    observer=observer,
+                    now=services.now(),
+                )
+            )
+        except NoMatchingBundle as exc:
+            reporter.close()
+            self._no_bundle(client, draft, exc, place=place, user=user, lang=labels)
+            return
+        except Exception as exc:
+            reporter.close()
+            self._failed(client, draft, exc, place=place, user=user, lang=labels)
+            return
+        reporter.close()
+        self.deliver(client, diagnosis, draft, place=place, user=user, lang=lang)
+
+    def deliver(
+        self,
+        client: WebClient,
+        diagnosis: Diagnosis,
+        draft: RequestDraft,
+        *,
+        place: Place,
+        user: str,
+        lang: str | None,
+    ) -> None:
+        services = self.services
+        labels = ui_lang(services, platform=diagnosis.platform, channel=place.channel, explicit=lang)
+        what = draft.describe()
+        decision = access.on_target(services, diagnosis, draft, user=user, channel=place.channel)
+        if not decision.allowed:
+            # Same words as a denial before the run: nothing tells whether the job exists.
+            replace_or_post(
+                client,
+                channel=place.channel,
+                ts=place.status_ts,
+                thread_ts=place.thread_ts,
+                message=denied_message(lang=labels),
+            )
+            audit(
+                "diagnose",
+                user=user,
+                channel=place.channel,
+                what=what,
+                outcome="denied",
+                reason=decision.reason,
+            )
+            return
+        notes = [":test_tube: " + label_mrkdwn("demo_note", labels)] if services.backend.demo else []
+        if diagnosis.outcome == "needs_input" and diagnosis.questions:
+            message = report_message(diagnosis, lang=labels, requested_by=user, notes=notes)
+            replace_or_post(
+                client, channel=place.channel, ts=place.status_ts, thread_ts=place.thread_ts, message=message
+            )
+            self.ask(
+                client,
+                draft,
+                diagnosis.questions[0],
+                place=place.model_copy(update={"status_ts": None}),
+                user=user,
+                lang=lang,
+            )
+            audit("diagnose", user=user, channel=place.channel, what=what, outcome=diagnosis.outcome)
+            return
+        buttons: list[dict[str, Any]] = []
+        thread_ts = place.thread_ts or place.status_ts or ""
+        if diagnosis.outcome == "permission_denied":
+            retry = PendingRequest(
+                id=uuid.uuid4().hex[:20],
+                kind="retry",
+                draft=draft,
+                place=place,
+                user=user,
+                lang=lang,
+                created_at=services.now(),
+            )
+            services.store.put_pending(retry)
+            buttons.append(retry_button(retry.id, lang=labels))
+        else:
+            buttons.append(rerun_button(thread_ts, lang=labels))
+        if diagnosis.platform == "modelarts" and diagnosis.target.job_id and not services.backend.demo:
+            buttons.append(log_link_button(thread_ts, lang=labels))
+        message = report_message(diagnosis, lang=labels, requested_by=user, buttons=buttons, notes=notes)
+        shown = replace_or_post(
+            client, channel=place.channel, ts=place.status_ts, thread_ts=place.thread_ts, message=message
+        )
+        if shown is None:
+            Notifier(client, channel=place.channel, user=user, thread_ts=place.thread_ts).tell(
+                notice(label("post_failed", labels, error="chat.update"), emoji=":warning:")
+            )
+        services.store.put_thread(
+            ThreadRecord(
+                place=place.model_copy(update={"status_ts": shown}),
+                draft=draft,
+                diagnosis=diagnosis.to_json_dict(),
+                lang=lang,
+                user=user,
+                created_at=services.now(),
+            )
+        )
+        self.attach_report(
+            client,
+            diagnosis,
+            place=place,
+            lang=labels,
+            engine_language=engine_lang(services, channel=place.channel, explicit=lang),
+        )
+        audit(
+            "diagnose",
+            user=user,
+            channel=place.channel,
+            what=what,
+            outcome=diagnosis.outcome,
+            category=diagnosis.category,
+            confidence=diagnosis.confidence,
+            backend=services.backend.name,
+        )
+
+    def attach_report(
+        self, client: WebClient, diagnosis: Diagnosis, *, place: Place, lang: str, engine_language: str | None
+    ) -> None:
+        """The full Markdown report as a file in the thread (the message may have been cut)."""
+        content, extension = full_report(diagnosis, lang=engine_language or lang)
+        name = diagnosis.target.name or diagnosis.target.workload_id or diagnosis.target.job_id or "diagnosis"
+        upload(
+            client,
+            channel=place.channel,
+            thread_ts=place.thread_ts,
+            content=content,
+            filename=f"diagnosis-{_file_safe(name)}.{extension}",
+            title=f"{label('report_comment', lang)}: {name}",
+            comment=label("followups_hint", lang),
+        )
+
+    def _no_bundle(
+        self,
+        client: WebClient,
+        draft: RequestDraft,
+        exc: NoMatchingBundle,
+        *,
+        place: Place,
+        user: str,
+        lang: str,
+    ) -> None:
+        commands = [candidate.as_command() for candidate in exc.available]
+        lines = "\n".join(f"• `/diagnose {mask(command)}`" for command in commands[:20])
+        text = label_mrkdwn("no_bundle", lang, what=draft.describe()) + "\n" + lines
+        message = notice_mrkdwn(
+            text, fallback=label("no_bundle", lang, what=draft.describe()), emoji=":test_tube:"
+        )
+        replace_or_post(
+            client, channel=place.channel, ts=place.status_ts, thread_ts=place.thread_ts, message=message
+        )
+        audit("diagnose", user=user, channel=place.channel, what=draft.describe(), outcome="no_bundle")
+
+    def _failed(
+        self, client: WebClient, draft: RequestDraft, exc: Exception, *, place: Place, user: str, lang: str
+    ) -> None:
+        ref = uuid.uuid4().hex[:8]
+        if isinstance(exc, BackendUnavailable):
+            reason = str(exc)
+        else:
+            reason = type(exc).__name__ + (f": {str(exc).splitlines()[0][:200]}" if str(exc) else "")
+        log.error("diagnosis %s failed for %s: %s", ref, mask(draft.describe()), mask(reason), exc_info=exc)
+        message = notice(mask(label("failed", lang, reason=reason, ref=ref)), emoji=":x:")
+        shown = replace_or_post(
+            client, channel=place.channel, ts=place.status_ts, thread_ts=place.thread_ts, message=message
+        )
+        if shown is None:
+            Notifier(client, channel=place.channel, user=user, thread_ts=place.thread_ts).tell(message)
+        audit("diagnose", user=user, channel=place.channel, what=draft.describe(), outcome="error", ref=ref)
+
+    # ---- answers and buttons -------------------------------------------------------------------
+
+    def answer(
+        self, client: WebClient, pending_id: str, value: str, *, user: str, channel: str | None
+    ) -> None:
+        """A choice clicked or a value typed: resume the stored request with the answer."""
+        services = self.services
+        pending = services.store.take_pending(pending_id)
+        if pending is None or pending.kind != "question" or pending.question is None:
+            if channel:
+                Notifier(client, channel=channel, user=user).tell(notice(label("already_answered", "en")))
+            return
+        place = pending.place
+        labels = ui_lang(
+            services, platform=pending.draft.platform, channel=place.channel, explicit=pending.lang
+        )
+        question = pending.question
+        if channel is not None and channel != place.channel:
+            return
+        draft = access.with_aliases(services, pending.draft.with_answer(question.key, value))
+        decision = access.before_run(services, draft, user=user, channel=place.channel)
+        if not decision.allowed:
+            services.store.put_pending(pending)
+            Notifier(client, channel=place.channel, user=user, thread_ts=place.thread_ts).tell(
+                denied_message(lang=labels)
+            )
+            audit(
+                "answer",
+                user=user,
+                channel=place.channel,
+                what=draft.describe(),
+                outcome="denied",
+                reason=decision.reason,
+            )
+            return
+        shown = next((choice.label for choice in question.choices or [] if choice.value == value), value)
+        if pending.prompt_ts:
+            update(
+                client,
+                channel=place.channel,
+                ts=pending.prompt_ts,
+                message=answered_message(question.prompt, answer=shown, user=user, lang=labels),
+            )
+        audit(
+            "answer",
+            user=user,
+            channel=place.channel,
+            what=draft.describe(),
+            outcome="answered",
+            key=question.key,
+        )
+        status_ts = place.status_ts
+        if status_ts is None:
+            status_ts = try_post(
+                client,
+                channel=place.channel,
+                thread_ts=place.thread_ts,
+                message=progress_message(what=draft.describe(), user=pending.user, lang=labels),
+            )
+        else:
+            update(
+                client,
+                channel=place.channel,
+                ts=status_ts,
+                message=progress_message(what=draft.describe(), user=pending.user, lang=labels),
+            )
+        self.proceed(
+            client,
+            draft,
+            place=place.model_copy(update={"status_ts": status_ts}),
+            user=pending.user,
+            lang=pending.lang,
+        )
+
+    def cancel(self, client: WebClient, pending_id: str, *, user: str, channel: str | None) -> None:
+        pending = self.services.store.take_pending(pending_id)
+        if pending is None or pending.question is None:
+            return
+        place = pending.place
+        labels = ui_lang(
+            self.services, platform=pending.draft.platform, channel=place.channel, explicit=pending.lang
+        )
+        if pending.prompt_ts:
+            update(
+                client,
+                channel=place.channel,
+                ts=pending.prompt_ts,
+                message=cancelled_message(pending.question.prompt, user=user, lang=labels),
+            )
+        if place.status_ts:
+            update(
+                client,
+                channel=place.channel,
+                ts=place.status_ts,
+                message=notice_mrkdwn(
+                    label_mrkdwn("cancelled", labels, user=Mention(user)),
+                    fallback=label("cancelled", labels, user=user),
+                    emoji=":no_entry_sign:",
+                ),
+            )
+        audit("answer", user=user, channel=place.channel, what=pending.draft.describe(), outcome="cancelled")
+
+    def retry(self, client: WebClient, pending_id: str, *, user: str, channel: str) -> None:
+        """Retry after permissions were granted: same request, same thread, access checked again."""
+        services = self.services
+        pending = services.store.take_pending(pending_id)
+        if pending is None or pending.kind != "retry" or pending.place.channel != channel:
+            Notifier(client, channel=channel, user=user).tell(notice(label("already_answered", "en")))
+            return
+        place = pending.place
+        labels = ui_lang(
+            services, platform=pending.draft.platform, channel=place.channel, explicit=pending.lang
+        )
+        decision = access.before_run(services, pending.draft, user=user, channel=channel)
+        if not decision.allowed:
+            services.store.put_pending(pending)
+            Notifier(client, channel=channel, user=user, thread_ts=place.thread_ts).tell(
+                denied_message(lang=labels)
+            )
+            audit(
+                "retry",
+                user=user,
+                channel=channel,
+                what=pending.draft.describe(),
+                outcome="denied",
+                reason=decision.reason,
+            )
+            return
+        if place.status_ts:
+            update(
+                client,
+                channel=channel,
+                ts=place.status_ts,
+                message=progress_message(what=pending.draft.describe(), user=user, lang=labels),
+            )
+        audit("retry", user=user, channel=channel, what=pending.draft.describe(), outcome="started")
+        self.proceed(client, pending.draft, place=place, user=user, lang=pending.lang)
+
+    def rerun(self, client: WebClient, record: ThreadRecord, asker: Asker) -> None:
+        """The thread's request again, as a new report in the same thread."""
+        self.start(
+            client,
+            record.draft,
+            Asker(
+                user=asker.user,
+                channel=asker.channel,
+                thread_ts=record.place.thread_ts,
+                lang=asker.lang or record.lang,
+            ),
+        )
+
+
+def full_report(diagnosis: Diagnosis, *, lang: str) -> tuple[str, str]:
+    """(content, extension): the engine's Markdown report, or the JSON when no renderer answers."""
+    from diagnosis.render import render_json, render_markdown
+
+    try:
+        return render_markdown(diagnosis, lang=lang), "md"
+    except Exception as exc:  # a renderer bug must not lose the report: attach the JSON instead
+        log.warning("markdown report unavailable (%s); attaching JSON", type(exc).__name__)
+        return render_json(diagnosis), "json"
+
+
+def _file_safe(name: str) -> str:
+    safe = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in name)
+    return safe[:80] or "diagnosis"
+
+
+__all__ = ["Conversation", "SlackMessage", "full_report", "ui_lang"]

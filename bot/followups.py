@@ -1,0 +1,244 @@
+"""Answers from a stored diagnosis (thread follow-ups), explanations, scans and the log link."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+
+from slack_sdk import WebClient
+
+from blocks.labels import label
+from blocks.messages import (
+    denied_message,
+    evidence_message,
+    history_message,
+    logs_message,
+    markdown_message,
+    notice,
+    scan_message,
+    why_message,
+)
+from blocks.progress import progress_message
+from blocks.prompts import log_link_button, log_link_message
+from bot import access
+from bot.audit import audit
+from bot.backends import BackendUnavailable
+from bot.conversation import Conversation, engine_lang, ui_lang
+from bot.explain import explain_markdown
+from bot.mentions import FollowUp
+from bot.messaging import replace_or_post, try_post, upload
+from bot.policy import Scope
+from bot.services import Asker, BotServices
+from bot.slack_client import Notifier
+from bot.state.models import ThreadRecord
+from diagnosis.masking import mask
+from diagnosis.models import Diagnosis, Platform
+
+log = logging.getLogger("diagnose.bot")
+
+
+class FollowUps:
+    def __init__(self, services: BotServices, conversation: Conversation) -> None:
+        self.services = services
+        self.conversation = conversation
+
+    def answer(self, client: WebClient, follow: FollowUp, record: ThreadRecord, asker: Asker) -> None:
+        """`evidence`, `history`, `logs`, `json`, `why`, `rerun`, `explain N` in a report's thread."""
+        services = self.services
+        diagnosis = Diagnosis.model_validate(record.diagnosis)
+        lang = ui_lang(
+            services, platform=diagnosis.platform, channel=asker.channel, explicit=asker.lang or record.lang
+        )
+        thread_ts = record.place.thread_ts
+        # The thread may be in another channel's scope than the policy allows now: check again.
+        decision = access.on_target(services, diagnosis, record.draft, user=asker.user, channel=asker.channel)
+        if not decision.allowed:
+            Notifier(client, channel=asker.channel, user=asker.user, thread_ts=thread_ts).tell(
+                denied_message(lang=lang)
+            )
+            audit(
+                "follow_up",
+                user=asker.user,
+                channel=asker.channel,
+                what=follow.kind,
+                outcome="denied",
+                reason=decision.reason,
+            )
+            return
+        audit("follow_up", user=asker.user, channel=asker.channel, what=follow.kind, outcome="answered")
+        if follow.kind == "rerun":
+            self.conversation.rerun(client, record, asker)
+            return
+        if follow.kind == "explain" and follow.code is not None:
+            self.explain(
+                client,
+                follow.code,
+                Asker(
+                    user=asker.user,
+                    channel=asker.channel,
+                    thread_ts=thread_ts,
+                    lang=asker.lang or record.lang,
+                ),
+            )
+            return
+        if follow.kind == "json":
+            ok = upload(
+                client,
+                channel=asker.channel,
+                thread_ts=thread_ts,
+                content=json.dumps(diagnosis.to_json_dict(), ensure_ascii=False, indent=2),
+                filename="diagnosis.json",
+                title=label("json_comment", lang),
+            )
+            if not ok:
+                Notifier(client, channel=asker.channel, user=asker.user, thread_ts=thread_ts).tell(
+                    notice(label("post_failed", lang, error="files.upload"), emoji=":warning:")
+                )
+            return
+        if follow.kind == "evidence":
+            message = evidence_message(diagnosis, lang=lang)
+        elif follow.kind == "history":
+            message = history_message(diagnosis, lang=lang)
+        elif follow.kind == "logs":
+            buttons = []
+            if diagnosis.platform == "modelarts" and diagnosis.target.job_id and not services.backend.demo:
+                buttons.append(log_link_button(thread_ts or "", lang=lang))
+            message = logs_message(diagnosis, lang=lang, buttons=buttons)
+        else:
+            message = why_message(diagnosis, lang=lang)
+        if try_post(client, channel=asker.channel, thread_ts=thread_ts, message=message) is None:
+            Notifier(client, channel=asker.channel, user=asker.user, thread_ts=thread_ts).tell(message)
+
+    def explain(self, client: WebClient, code: int, asker: Asker) -> None:
+        lang = ui_lang(self.services, platform=None, channel=asker.channel, explicit=asker.lang)
+        try:
+            markdown = explain_markdown(
+                code, lang=engine_lang(self.services, channel=asker.channel, explicit=asker.lang) or "en"
+            )
+        except Exception as exc:
+            log.warning("explain %s failed: %s", code, type(exc).__name__)
+            markdown = None
+        if markdown is None:
+            message = notice(label("explain_none", lang, code=code))
+        else:
+            message = markdown_message(markdown, fallback=f"exit code {code}")
+        notifier = Notifier(
+            client, channel=asker.channel, user=asker.user, thread_ts=asker.thread_ts, respond=asker.respond
+        )
+        if asker.thread_ts and asker.respond is None:
+            if try_post(client, channel=asker.channel, thread_ts=asker.thread_ts, message=message) is None:
+                notifier.tell(message)
+            return
+        notifier.tell(message)
+
+    def scan(self, client: WebClient, platform: Platform, region: str | None, asker: Asker) -> None:
+        """On the diagnosis pool: a region-wide scan, summarised, with the scan/v1 JSON attached."""
+        services = self.services
+        lang = ui_lang(services, platform=platform, channel=asker.channel, explicit=asker.lang)
+        notifier = Notifier(
+            client, channel=asker.channel, user=asker.user, thread_ts=asker.thread_ts, respond=asker.respond
+        )
+        what = f"{platform} scan" + (f" {region}" if region else "")
+        decision = access.for_scan(
+            services, Scope(platform=platform, region=region), user=asker.user, channel=asker.channel
+        )
+        if not decision.allowed:
+            notifier.tell(denied_message(lang=lang))
+            audit(
+                "scan",
+                user=asker.user,
+                channel=asker.channel,
+                what=what,
+                outcome="denied",
+                reason=decision.reason,
+            )
+            return
+        status_ts = try_post(
+            client,
+            channel=asker.channel,
+            thread_ts=asker.thread_ts,
+            message=progress_message(what=what, user=asker.user, lang=lang),
+        )
+        if status_ts is None:
+            notifier.tell(notice(label("post_failed", lang, error="chat.postMessage"), emoji=":warning:"))
+            return
+        try:
+            result = asyncio.run(
+                services.backend.scan(
+                    platform,
+                    region=region,
+                    lang=engine_lang(services, channel=asker.channel, explicit=asker.lang),
+                )
+            )
+        except Exception as exc:
+            reason = str(exc) if isinstance(exc, BackendUnavailable) else type(exc).__name__
+            log.error("scan failed: %s", mask(reason), exc_info=exc)
+            replace_or_post(
+                client,
+                channel=asker.channel,
+                ts=status_ts,
+                thread_ts=asker.thread_ts,
+                message=notice(mask(label("failed", lang, reason=reason, ref="scan")), emoji=":x:"),
+            )
+            audit("scan", user=asker.user, channel=asker.channel, what=what, outcome="error")
+            return
+        replace_or_post(
+            client,
+            channel=asker.channel,
+            ts=status_ts,
+            thread_ts=asker.thread_ts,
+            message=scan_message(result, lang=lang),
+        )
+        upload(
+            client,
+            channel=asker.channel,
+            thread_ts=asker.thread_ts or status_ts,
+            content=json.dumps(result, ensure_ascii=False, indent=2),
+            filename=f"scan-{platform}-{region or 'default'}.json",
+            title=f"scan/v1 {platform} {region or ''}".strip(),
+        )
+        audit(
+            "scan",
+            user=asker.user,
+            channel=asker.channel,
+            what=what,
+            outcome="done",
+            scanned=result.get("scanned"),
+        )
+
+    def log_link(
+        self, client: WebClient, record: ThreadRecord, task: str, *, user: str, channel: str
+    ) -> None:
+        """The short-lived full-log link, to the asker only (ephemeral), never logged or stored (M2)."""
+        services = self.services
+        diagnosis = Diagnosis.model_validate(record.diagnosis)
+        lang = ui_lang(services, platform=diagnosis.platform, channel=channel, explicit=record.lang)
+        notifier = Notifier(client, channel=channel, user=user, thread_ts=record.place.thread_ts)
+        decision = access.on_target(services, diagnosis, record.draft, user=user, channel=channel)
+        if not decision.allowed:
+            notifier.tell(denied_message(lang=lang))
+            audit(
+                "log_link",
+                user=user,
+                channel=channel,
+                what=record.draft.describe(),
+                outcome="denied",
+                reason=decision.reason,
+            )
+            return
+        job_id = diagnosis.target.job_id
+        if diagnosis.platform != "modelarts" or not job_id:
+            notifier.tell(notice(label("log_link_unavailable", lang)))
+            return
+        try:
+            url = asyncio.run(
+                services.backend.log_url(job_id=job_id, task_id=task, region=diagnosis.target.region)
+            )
+        except Exception as exc:
+            reason = str(exc) if isinstance(exc, BackendUnavailable) else type(exc).__name__
+            notifier.tell(notice(mask(label("log_link_failed", lang, reason=reason)), emoji=":warning:"))
+            audit("log_link", user=user, channel=channel, what=record.draft.describe(), outcome="error")
+            return
+        notifier.tell(log_link_message(url, job=diagnosis.target.name or job_id, task=task, lang=lang))
+        audit("log_link", user=user, channel=channel, what=record.draft.describe(), outcome="sent", task=task)

@@ -1,0 +1,47 @@
+"""'Type another value…': open a modal at once (the trigger id lives 3 seconds)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slack_bolt import Ack, BoltContext
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackClientError
+
+from blocks.labels import label
+from blocks.messages import notice
+from blocks.prompts import answer_modal
+from bot.conversation import ui_lang
+from bot.listeners.actions.common import clicker
+from bot.runtime import runtime_of
+from bot.slack_client import Notifier, slack_error
+
+
+def answer_other(
+    ack: Ack, body: dict[str, Any], action: dict[str, Any], client: WebClient, context: BoltContext
+) -> None:
+    ack()
+    runtime = runtime_of(context)
+    user, channel = clicker(body)
+    pending = runtime.services.store.get_pending(str(action.get("value") or ""))
+    if pending is None or pending.question is None:
+        runtime.services.worker.chat(
+            Notifier(client, channel=channel, user=user).tell, notice(label("already_answered", "en"))
+        )
+        return
+    lang = ui_lang(
+        runtime.services,
+        platform=pending.draft.platform,
+        channel=pending.place.channel,
+        explicit=pending.lang,
+    )
+    try:
+        client.views_open(
+            trigger_id=str(body.get("trigger_id")),
+            view=answer_modal(pending_id=pending.id, prompt=pending.question.prompt, lang=lang),
+        )
+    except SlackClientError as exc:
+        runtime.services.worker.chat(
+            Notifier(client, channel=channel, user=user).tell,
+            notice(label("post_failed", lang, error=slack_error(exc)), emoji=":warning:"),
+        )

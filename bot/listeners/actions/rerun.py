@@ -1,0 +1,32 @@
+"""Re-run the thread's diagnosis (access is checked again for the clicking user and channel)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slack_bolt import Ack, BoltContext
+from slack_sdk import WebClient
+
+from blocks.labels import label
+from blocks.messages import notice
+from bot.listeners.actions.common import clicker
+from bot.runtime import runtime_of
+from bot.services import Asker
+from bot.slack_client import Notifier
+
+
+def rerun(
+    ack: Ack, body: dict[str, Any], action: dict[str, Any], client: WebClient, context: BoltContext
+) -> None:
+    ack()
+    user, channel = clicker(body)
+    runtime = runtime_of(context)
+    record = runtime.services.store.get_thread(channel, str(action.get("value") or ""))
+    if record is None:
+        runtime.services.worker.chat(
+            Notifier(client, channel=channel, user=user).tell, notice(label("no_thread_record", "en"))
+        )
+        return
+    runtime.services.worker.chat(
+        runtime.conversation.rerun, client, record, Asker(user=user, channel=channel)
+    )

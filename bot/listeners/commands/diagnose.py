@@ -1,0 +1,40 @@
+"""`/diagnose …`: ack at once (usage answers go in the ack itself), then hand off to the bot's pool."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slack_bolt import Ack, BoltContext, Respond
+from slack_sdk import WebClient
+
+from blocks.labels import label
+from blocks.messages import usage_message
+from bot.grammar import DiagnoseCommand, ExplainCommand, ScanCommand, UsageProblem, parse_command
+from bot.runtime import runtime_of
+from bot.services import Asker
+
+
+def diagnose_command(
+    ack: Ack, command: dict[str, Any], client: WebClient, context: BoltContext, respond: Respond
+) -> None:
+    parsed = parse_command(str(command.get("text") or ""))
+    if not isinstance(parsed, DiagnoseCommand | ExplainCommand | ScanCommand):
+        problem = parsed.problem if isinstance(parsed, UsageProblem) else None
+        message = usage_message(problem=problem)
+        ack(text=message.text, blocks=message.blocks, response_type="ephemeral")
+        return
+    ack()
+    runtime = runtime_of(context)
+    asker = Asker(
+        user=str(command.get("user_id")),
+        channel=str(command.get("channel_id")),
+        lang=getattr(parsed, "lang", None),
+        respond=respond,
+    )
+    worker = runtime.services.worker
+    if isinstance(parsed, DiagnoseCommand):
+        worker.chat(runtime.conversation.start, client, parsed.draft, asker)
+    elif isinstance(parsed, ExplainCommand):
+        worker.chat(runtime.followups.explain, client, parsed.code, asker)
+    elif worker.diagnosis(runtime.followups.scan, client, parsed.platform, parsed.region, asker) is None:
+        respond(text=label("busy", "en"), response_type="ephemeral")

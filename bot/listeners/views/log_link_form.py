@@ -1,0 +1,30 @@
+"""The task for the full-log link: the link goes to the submitter only (rulings M2)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slack_bolt import Ack, BoltContext
+from slack_sdk import WebClient
+
+from blocks.labels import label
+from blocks.prompts import ANSWER_INPUT_BLOCK
+from bot.listeners.views.common import IDENTIFIER, metadata, submitted_value
+from bot.runtime import runtime_of
+
+
+def log_link_form(
+    ack: Ack, body: dict[str, Any], view: dict[str, Any], client: WebClient, context: BoltContext
+) -> None:
+    task = submitted_value(view)
+    if not IDENTIFIER.match(task):
+        ack(response_action="errors", errors={ANSWER_INPUT_BLOCK: label("modal_invalid", "en")})
+        return
+    ack()
+    channel, _, thread_ts = str(metadata(view).get("thread") or "").partition("|")
+    user = str((body.get("user") or {}).get("id") or "")
+    runtime = runtime_of(context)
+    record = runtime.services.store.get_thread(channel, thread_ts)
+    if record is None:
+        return
+    runtime.services.worker.chat(runtime.followups.log_link, client, record, task, user=user, channel=channel)

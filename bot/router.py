@@ -1,0 +1,72 @@
+"""Text from a mention or a thread reply → the right conversation step."""
+
+from __future__ import annotations
+
+from slack_sdk import WebClient
+
+from blocks.messages import usage_message
+from bot.grammar import DiagnoseCommand, ExplainCommand, HelpCommand, ScanCommand, UsageProblem
+from bot.mentions import parse_follow_up, parse_mention
+from bot.messaging import try_post
+from bot.runtime import Runtime
+from bot.services import Asker
+from bot.state.models import ThreadRecord
+
+
+def route_text(
+    runtime: Runtime,
+    client: WebClient,
+    text: str,
+    asker: Asker,
+    *,
+    record: ThreadRecord | None,
+    mentioned: bool,
+) -> None:
+    """Runs on the chat pool. `record` is the diagnosis of the thread the text was posted in, if any.
+
+    A follow-up word needs a report thread; a new question starts a diagnosis (in the thread when
+    there is one); anything else is answered with the usage only when the bot was mentioned:
+    people talk in threads, and a plain reply that asks nothing is left alone.
+    """
+    if record is not None:
+        follow = parse_follow_up(text)
+        if follow is not None:
+            runtime.followups.answer(client, follow, record, asker)
+            return
+    command = parse_mention(text)
+    if isinstance(command, DiagnoseCommand):
+        runtime.conversation.start(
+            client,
+            command.draft,
+            Asker(
+                user=asker.user,
+                channel=asker.channel,
+                thread_ts=asker.thread_ts,
+                lang=command.lang or asker.lang,
+            ),
+        )
+        return
+    if isinstance(command, ExplainCommand):
+        runtime.followups.explain(client, command.code, asker)
+        return
+    if isinstance(command, ScanCommand):
+        if (
+            runtime.services.worker.diagnosis(
+                runtime.followups.scan, client, command.platform, command.region, asker
+            )
+            is None
+        ):
+            from blocks.labels import label
+            from blocks.messages import notice
+
+            try_post(
+                client, channel=asker.channel, thread_ts=asker.thread_ts, message=notice(label("busy", "en"))
+            )
+        return
+    if not mentioned:
+        return
+    problem = command.problem if isinstance(command, UsageProblem) else None
+    if command is None or isinstance(command, HelpCommand | UsageProblem):
+        try_post(
+            client, channel=asker.channel, thread_ts=asker.thread_ts, message=usage_message(problem=problem)
+        )

@@ -1,0 +1,342 @@
+"""End-to-end harness: the bot in HTTP mode on 127.0.0.1:0, the fake Web API, signed requests.
+
+Requests are built and signed exactly as Slack does (v0 HMAC-SHA256 over `v0:<ts>:<raw body>`,
+with slack_sdk's SignatureVerifier); the diagnosis backend is a scripted stand-in (or the bundles
+backend), so a test controls what the engine answers and how long it takes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import urlencode
+
+import httpx
+from slack_sdk.signature import SignatureVerifier
+
+from bot.app import build_app, create_runtime
+from bot.backends import DiagnosisBackend, Observer
+from bot.grammar import RequestDraft
+from bot.policy import Policy
+from bot.runtime import Runtime
+from bot.server import ThreadedServer, wsgi_app
+from bot.slack_client import make_client
+from bot.state.store import StateStore
+from diagnosis.models import Choice, DiagnoseRequest, Diagnosis, Platform
+from tests.blocks.checks import assert_message_within_limits
+from tests.fakes.slack_api import FakeSlackApi
+
+SIGNING_SECRET = "test-signing-secret"
+CHANNEL = "C0INC0042"
+USER = "U0ALICE01"
+NOW = datetime(2026, 11, 28, 9, 0, tzinfo=UTC)
+MESSAGE_METHODS = ("chat.postMessage", "chat.update", "chat.postEphemeral")
+
+
+@dataclass
+class ScriptedBackend:
+    """Answers with `answer(request)`; reports `steps` to the observer, sleeping `delay` each."""
+
+    answer: Callable[[DiagnoseRequest], Diagnosis]
+    steps: Sequence[str] = ("get_workload_status", "get_workload_events")
+    delay: float = 0.0
+    known: dict[str, list[Choice]] = field(default_factory=dict)
+    name: str = "scripted"
+    demo: bool = False
+    requests: list[DiagnoseRequest] = field(default_factory=list)
+    log_urls: list[tuple[str, str]] = field(default_factory=list)
+
+    async def diagnose(
+        self, request: DiagnoseRequest, *, lang: str | None, observer: Observer | None, now: datetime
+    ) -> Diagnosis:
+        self.requests.append(request)
+        for step in self.steps:
+            if observer is not None:
+                observer(step)
+            if self.delay:
+                await asyncio.sleep(self.delay)
+        return self.answer(request)
+
+    def suggestions(self, draft: RequestDraft, key: str) -> list[Choice]:
+        return list(self.known.get(key, []))
+
+    async def scan(self, platform: Platform, *, region: str | None, lang: str | None) -> dict[str, Any]:
+        return {
+            "schema": "scan/v1",
+            "platform": platform,
+            "region": region,
+            "scanned": 0,
+            "by_category": {},
+            "results": [],
+        }
+
+    async def log_url(self, *, job_id: str, task_id: str, region: str | None) -> str:
+        self.log_urls.append((job_id, task_id))
+        return f"https://obs.example.com/{job_id}/{task_id}.log?AWSAccessKeyId=AKIDEXAMPLE&Signature=abc%3D&Expires=1"
+
+
+@dataclass
+class Reply:
+    status: int
+    body: str
+    seconds: float
+
+    def json(self) -> Any:
+        return json.loads(self.body) if self.body else None
+
+
+class SlackSender:
+    """Posts signed requests to the bot as Slack would."""
+
+    def __init__(self, bot_url: str, api: FakeSlackApi, *, secret: str = SIGNING_SECRET) -> None:
+        self.url = bot_url + "/slack/events"
+        self.api = api
+        self.verifier = SignatureVerifier(secret)
+        self.http = httpx.Client(timeout=10)
+        self._ids = itertools.count(1)
+
+    def post(
+        self,
+        body: str,
+        content_type: str,
+        *,
+        timestamp: int | None = None,
+        headers: dict[str, str] | None = None,
+        signature: str | None = None,
+    ) -> Reply:
+        ts = str(timestamp if timestamp is not None else int(time.time()))
+        sig = signature or self.verifier.generate_signature(timestamp=ts, body=body)
+        all_headers = {
+            "Content-Type": content_type,
+            "X-Slack-Request-Timestamp": ts,
+            "X-Slack-Signature": sig,
+            **(headers or {}),
+        }
+        started = time.monotonic()
+        response = self.http.post(self.url, content=body.encode(), headers=all_headers)
+        return Reply(response.status_code, response.text, time.monotonic() - started)
+
+    def command(self, text: str, *, user: str = USER, channel: str = CHANNEL) -> Reply:
+        number = next(self._ids)
+        form = {
+            "token": "legacy",
+            "team_id": "T0ACME001",
+            "team_domain": "acme",
+            "channel_id": channel,
+            "channel_name": "inc-42",
+            "user_id": user,
+            "user_name": "alice",
+            "command": "/diagnose",
+            "text": text,
+            "api_app_id": "A0DIAGBOT",
+            "is_enterprise_install": "false",
+            "response_url": f"{self.api.url}commands/T0ACME001/{number}/resp",
+            "trigger_id": f"trigger.{number}",
+        }
+        return self.post(urlencode(form), "application/x-www-form-urlencoded")
+
+    def event(
+        self, event: dict[str, Any], *, event_id: str | None = None, retry_num: int | None = None
+    ) -> Reply:
+        envelope = {
+            "token": "legacy",
+            "team_id": "T0ACME001",
+            "api_app_id": "A0DIAGBOT",
+            "type": "event_callback",
+            "event_id": event_id or f"Ev{next(self._ids):08d}",
+            "event_time": int(time.time()),
+            "authorizations": [
+                {
+                    "team_id": "T0ACME001",
+                    "user_id": "U0DIAGBOT",
+                    "is_bot": True,
+                    "is_enterprise_install": False,
+                }
+            ],
+            "event": {"team": "T0ACME001", "event_ts": event.get("ts"), **event},
+        }
+        headers = (
+            {"X-Slack-Retry-Num": str(retry_num), "X-Slack-Retry-Reason": "http_timeout"}
+            if retry_num
+            else None
+        )
+        return self.post(json.dumps(envelope), "application/json", headers=headers)
+
+    def mention(
+        self,
+        text: str,
+        *,
+        ts: str,
+        thread_ts: str | None = None,
+        user: str = USER,
+        channel: str = CHANNEL,
+        event_id: str | None = None,
+    ) -> Reply:
+        event: dict[str, Any] = {
+            "type": "app_mention",
+            "user": user,
+            "text": f"<@U0DIAGBOT> {text}",
+            "ts": ts,
+            "channel": channel,
+        }
+        if thread_ts:
+            event["thread_ts"] = thread_ts
+        return self.event(event, event_id=event_id)
+
+    def thread_reply(
+        self, text: str, *, ts: str, thread_ts: str, user: str = USER, channel: str = CHANNEL
+    ) -> Reply:
+        event = {
+            "type": "message",
+            "user": user,
+            "text": text,
+            "ts": ts,
+            "thread_ts": thread_ts,
+            "channel": channel,
+            "channel_type": "channel",
+        }
+        return self.event(event)
+
+    def interaction(self, payload: dict[str, Any]) -> Reply:
+        return self.post(urlencode({"payload": json.dumps(payload)}), "application/x-www-form-urlencoded")
+
+    def click(
+        self,
+        message_call: Any,
+        action_id: str,
+        *,
+        value: str | None = None,
+        user: str = USER,
+        channel: str = CHANNEL,
+    ) -> Reply:
+        """Click the element `action_id` (a button, or a select with `value`) of a posted message."""
+        blocks = message_call.json_arg("blocks") or []
+        for block in blocks:
+            for element in block.get("elements") or []:
+                if element.get("action_id") != action_id:
+                    continue
+                action: dict[str, Any] = {
+                    "type": element["type"],
+                    "action_id": action_id,
+                    "block_id": block.get("block_id", ""),
+                    "action_ts": "1.2",
+                }
+                if element["type"] == "button":
+                    action["value"] = element["value"]
+                    action["text"] = element["text"]
+                else:
+                    option = next(o for o in element["options"] if o["value"] == value)
+                    action["selected_option"] = option
+                ts = message_call.body.get("ts") or "1767225999.000100"
+                number = next(self._ids)
+                payload = {
+                    "type": "block_actions",
+                    "user": {"id": user, "username": "alice", "team_id": "T0ACME001"},
+                    "api_app_id": "A0DIAGBOT",
+                    "team": {"id": "T0ACME001", "domain": "acme"},
+                    "channel": {"id": channel, "name": "inc-42"},
+                    "container": {
+                        "type": "message",
+                        "message_ts": ts,
+                        "channel_id": channel,
+                        "is_ephemeral": False,
+                    },
+                    "message": {
+                        "type": "message",
+                        "ts": ts,
+                        "thread_ts": message_call.body.get("thread_ts") or ts,
+                        "bot_id": "B0DIAGBOT",
+                        "blocks": blocks,
+                    },
+                    "trigger_id": f"trigger.{number}",
+                    "response_url": f"{self.api.url}actions/T0ACME001/{number}/resp",
+                    "state": {"values": {}},
+                    "actions": [action],
+                }
+                return self.interaction(payload)
+        raise AssertionError(f"no element {action_id} in {json.dumps(blocks)[:500]}")
+
+    def submit_view(self, view: dict[str, Any], value: str, *, user: str = USER) -> Reply:
+        payload = {
+            "type": "view_submission",
+            "team": {"id": "T0ACME001", "domain": "acme"},
+            "user": {"id": user, "username": "alice", "team_id": "T0ACME001"},
+            "api_app_id": "A0DIAGBOT",
+            "trigger_id": "trigger.view",
+            "view": {
+                "id": "V0MODAL01",
+                "type": "modal",
+                "callback_id": view["callback_id"],
+                "private_metadata": view.get("private_metadata", ""),
+                "state": {"values": {"answer": {"value": {"type": "plain_text_input", "value": value}}}},
+                "hash": "1.a",
+            },
+            "response_urls": [],
+        }
+        return self.interaction(payload)
+
+
+@dataclass
+class BotUnderTest:
+    api: FakeSlackApi
+    runtime: Runtime
+    server: ThreadedServer
+    slack: SlackSender
+    backend: DiagnosisBackend
+
+    def idle(self, timeout: float = 15.0) -> None:
+        assert self.runtime.services.worker.wait_idle(timeout), "the bot did not finish its work in time"
+
+    def check_every_message(self) -> None:
+        """Every message the bot sent is within Block Kit limits and escapes what it must."""
+        for call in self.api.calls:
+            if call.method in MESSAGE_METHODS or call.method.startswith(("commands/", "actions/")):
+                body = dict(call.body)
+                if isinstance(body.get("blocks"), str):
+                    body["blocks"] = json.loads(body["blocks"])
+                if "text" in body or "blocks" in body:
+                    assert_message_within_limits(body)
+
+    def stop(self) -> None:
+        self.server.stop()
+        self.runtime.services.worker.shutdown(wait=True)
+
+
+@contextmanager
+def running_bot(
+    api: FakeSlackApi,
+    *,
+    backend: DiagnosisBackend,
+    store: StateStore,
+    policy: Policy | None = None,
+    progress_interval: float = 0.0,
+    diagnosis_slots: int = 4,
+) -> Iterator[BotUnderTest]:
+    client = make_client(token="xoxb-test-token", base_url=api.url)
+    runtime = create_runtime(
+        backend=backend,
+        store=store,
+        policy=policy or Policy.default(),
+        client=client,
+        diagnosis_slots=diagnosis_slots,
+        progress_interval=progress_interval,
+        now=lambda: NOW,
+    )
+    app = build_app(runtime, client=client, signing_secret=SIGNING_SECRET)
+    server = ThreadedServer(wsgi_app(app, ready=lambda: {"state": store.ping()})).start()
+    bot = BotUnderTest(
+        api=api, runtime=runtime, server=server, slack=SlackSender(server.url, api), backend=backend
+    )
+    try:
+        yield bot
+        bot.idle()
+        bot.check_every_message()
+    finally:
+        bot.stop()

@@ -1,0 +1,254 @@
+"""A local stand-in for the Slack Web API (shared/reference/slack.md 7.3) over a real socket.
+
+`ThreadingHTTPServer` on 127.0.0.1:0; every request is recorded as a `Call` (method name or path,
+parsed JSON or form body, headers). Tests can make a method answer `{"ok": false, "error": …}` or
+429 with Retry-After a number of times, and wait (with a deadline) for calls to arrive.
+`/commands/…` and `/actions/…` paths stand for response_url webhooks; `/upload/…` for file uploads.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+BOT_USER_ID = "U0DIAGBOT"
+BOT_ID = "B0DIAGBOT"
+TEAM_ID = "T0ACME001"
+
+
+@dataclass
+class Call:
+    method: str
+    body: dict[str, Any]
+    headers: dict[str, str]
+    raw: bytes = b""
+    at: float = field(default_factory=time.monotonic)
+    # What the fake answered (e.g. the `ts` of a posted message).
+    response: dict[str, Any] = field(default_factory=dict)
+
+    def json_arg(self, name: str) -> Any:
+        """Form bodies carry lists/objects as JSON strings (e.g. `files`, `blocks`)."""
+        value = self.body.get(name)
+        if isinstance(value, str):
+            try:
+                return json.loads(value)
+            except ValueError:
+                return value
+        return value
+
+
+@dataclass
+class _Fault:
+    error: str | None = None
+    status: int = 200
+    retry_after: int | None = None
+    times: int = 1
+
+
+class FakeSlackApi:
+    def __init__(self) -> None:
+        self.calls: list[Call] = []
+        self._faults: dict[str, list[_Fault]] = {}
+        self._cond = threading.Condition()
+        self._ts = itertools.count(1)
+        self._files = itertools.count(1)
+        self.usergroups: dict[str, list[str]] = {}
+        self.thread_messages: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        api = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+            def do_GET(self) -> None:
+                parsed = urlparse(self.path)
+                body = {k: v[0] for k, v in parse_qs(parsed.query).items()}
+                self._answer(parsed.path, body, b"")
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                ctype = self.headers.get("Content-Type", "")
+                body: dict[str, Any] = {}
+                if "application/json" in ctype and raw:
+                    body = json.loads(raw)
+                elif "x-www-form-urlencoded" in ctype and raw:
+                    body = {k: v[0] for k, v in parse_qs(raw.decode()).items()}
+                parsed = urlparse(self.path)
+                body.update({k: v[0] for k, v in parse_qs(parsed.query).items()})
+                self._answer(parsed.path, body, raw)
+
+            def _answer(self, path: str, body: dict[str, Any], raw: bytes) -> None:
+                method = path.strip("/")
+                status, payload, headers = api._respond(method, body, dict(self.headers.items()), raw)
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json; charset=utf-8")
+                self.send_header("Content-Length", str(len(data)))
+                for key, value in headers.items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.port: int = self.server.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}/"
+        self._thread = threading.Thread(target=self.server.serve_forever, name="fake-slack-api", daemon=True)
+
+    # ---- lifecycle -----------------------------------------------------------------------------
+
+    def start(self) -> FakeSlackApi:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    # ---- fault injection -----------------------------------------------------------------------
+
+    def fail(self, method: str, error: str, *, times: int = 1) -> None:
+        """The next `times` calls of `method` answer `{"ok": false, "error": error}` (HTTP 200)."""
+        self._faults.setdefault(method, []).append(_Fault(error=error, times=times))
+
+    def rate_limit(self, method: str, *, retry_after: int = 1, times: int = 1) -> None:
+        """The next `times` calls answer 429 with Retry-After and `{"ok": false, "error": "ratelimited"}`."""
+        self._faults.setdefault(method, []).append(
+            _Fault(error="ratelimited", status=429, retry_after=retry_after, times=times)
+        )
+
+    # ---- inspection ----------------------------------------------------------------------------
+
+    def calls_to(self, method: str) -> list[Call]:
+        with self._cond:
+            return [call for call in self.calls if call.method == method]
+
+    def wait_for(
+        self,
+        method: str,
+        *,
+        count: int = 1,
+        where: Callable[[Call], bool] | None = None,
+        timeout: float = 15.0,
+    ) -> list[Call]:
+        """Wait until `count` matching calls arrived; fail with what did arrive after the deadline."""
+        deadline = time.monotonic() + timeout
+
+        def matching() -> list[Call]:
+            return [c for c in self.calls if c.method == method and (where is None or where(c))]
+
+        with self._cond:
+            while len(matching()) < count:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    seen = [c.method for c in self.calls]
+                    raise AssertionError(f"waited {timeout}s for {count} x {method}; calls so far: {seen}")
+                self._cond.wait(remaining)
+            return matching()
+
+    def methods(self) -> list[str]:
+        with self._cond:
+            return [call.method for call in self.calls]
+
+    # ---- behaviour -----------------------------------------------------------------------------
+
+    def _next_ts(self) -> str:
+        return f"1767225{next(self._ts):03d}.000100"
+
+    def _respond(
+        self, method: str, body: dict[str, Any], headers: dict[str, str], raw: bytes
+    ) -> tuple[int, dict[str, Any], dict[str, str]]:
+        call = Call(method=method, body=body, headers=headers, raw=raw)
+        status, payload, extra = self._decide(call)
+        call.response = payload
+        with self._cond:
+            self.calls.append(call)
+            self._cond.notify_all()
+        return status, payload, extra
+
+    def _decide(self, call: Call) -> tuple[int, dict[str, Any], dict[str, str]]:
+        with self._cond:
+            faults = self._faults.get(call.method) or []
+            if faults:
+                fault = faults[0]
+                fault.times -= 1
+                if fault.times <= 0:
+                    faults.pop(0)
+                extra = {"Retry-After": str(fault.retry_after)} if fault.retry_after is not None else {}
+                return fault.status, {"ok": False, "error": fault.error}, extra
+        api_method = not call.method.startswith(("commands/", "actions/", "upload/"))
+        auth = call.headers.get("Authorization") or call.headers.get("authorization") or ""
+        if (
+            api_method
+            and not auth.startswith(("Bearer xoxb-", "Bearer xapp-"))
+            and not call.body.get("token")
+        ):
+            return 200, {"ok": False, "error": "not_authed"}, {}
+        with self._cond:
+            return 200, self._payload(call.method, call.body), {}
+
+    def _payload(self, method: str, body: dict[str, Any]) -> dict[str, Any]:
+        channel = body.get("channel") or body.get("channel_id") or "C0INC0042"
+        if method == "auth.test":
+            return {
+                "ok": True,
+                "user_id": BOT_USER_ID,
+                "bot_id": BOT_ID,
+                "team_id": TEAM_ID,
+                "url": "https://acme.slack.com/",
+            }
+        if method == "chat.postMessage":
+            ts = self._next_ts()
+            message = {"type": "message", "ts": ts, "text": body.get("text"), "bot_id": BOT_ID}
+            if body.get("thread_ts"):
+                message["thread_ts"] = body["thread_ts"]
+            return {"ok": True, "channel": channel, "ts": ts, "message": message}
+        if method == "chat.update":
+            return {"ok": True, "channel": channel, "ts": body.get("ts"), "text": body.get("text")}
+        if method in ("chat.postEphemeral",):
+            return {"ok": True, "message_ts": self._next_ts()}
+        if method in ("views.open", "views.update", "views.push"):
+            return {"ok": True, "view": {"id": "V0MODAL01", **(body.get("view") or {})}}
+        if method == "files.getUploadURLExternal":
+            file_id = f"F0REPORT{next(self._files)}"
+            return {
+                "ok": True,
+                "upload_url": f"http://127.0.0.1:{self.port}/upload/{file_id}",
+                "file_id": file_id,
+            }
+        if method == "files.completeUploadExternal":
+            files = json.loads(body.get("files") or "[]")
+            return {"ok": True, "files": [{"id": f.get("id"), "title": f.get("title")} for f in files]}
+        if method == "conversations.replies":
+            key = (str(body.get("channel")), str(body.get("ts")))
+            return {"ok": True, "messages": self.thread_messages.get(key, []), "has_more": False}
+        if method == "usergroups.users.list":
+            return {"ok": True, "users": self.usergroups.get(str(body.get("usergroup")), [])}
+        if method == "apps.connections.open":
+            return {"ok": True, "url": f"ws://127.0.0.1:{self.port}/link"}
+        return {"ok": True}
+
+    def uploaded(self, file_id: str) -> bytes:
+        for call in self.calls_to(f"upload/{file_id}"):
+            return call.raw
+        raise AssertionError(f"no upload for {file_id}")
+
+
+@contextmanager
+def running_fake_slack() -> Iterator[FakeSlackApi]:
+    api = FakeSlackApi().start()
+    try:
+        yield api
+    finally:
+        api.stop()
