@@ -1,0 +1,124 @@
+"""ModelArts plugged into the engine (diagnosis.engine): routes, workflow, live and replay sources.
+
+Live: credentials, region and project id resolved as the Huawei tools do (credentials.py), the
+endpoint from settings.py, every request signed (signer.py) and sent through
+ReadOnlyGuard(Retrying(httpx transport)): GET only, plus the read-only job search.
+Replay: the same client code, signing with dummy keys, answered by the bundle's exchanges.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from datetime import datetime
+from typing import Any
+
+import httpx
+
+from diagnosis.http import ReadOnlyGuard, Retrying, RetryPolicy, Throttle
+from diagnosis.modelarts import credentials as credential_sources
+from diagnosis.modelarts.messages import LANGUAGES
+from diagnosis.modelarts.routes import READ_ONLY_POSTS, ROUTES
+from diagnosis.modelarts.settings import ConfigError, endpoint_for
+from diagnosis.modelarts.signer import AkSkAuth
+from diagnosis.modelarts.workflow import diagnose as run_workflow
+from diagnosis.models import Bundle, DiagnoseRequest, Diagnosis
+from diagnosis.replay import BundleTransport
+from diagnosis.routes import RouteTable
+from diagnosis.source import HttpSource, Recorder
+
+__all__ = ["BACKEND", "ConfigError", "ModelArtsBackend"]
+
+DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=5.0)
+REPLAY_ACCESS_KEY = "REPLAYACCESSKEY00000"
+REPLAY_SECRET_KEY = "replay-secret-key"
+UNKNOWN_PROJECT = "project-id-not-recorded"
+
+
+def bundle_project_id(bundle: Bundle) -> str | None:
+    for exchange in bundle.exchanges:
+        value = exchange.args.get("project_id")
+        if value:
+            return str(value)
+    return None
+
+
+def build_client(
+    *,
+    auth: AkSkAuth,
+    transport: httpx.AsyncBaseTransport | None = None,
+    timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+    retry_policy: RetryPolicy | None = None,
+    throttle: Throttle | None = None,
+    verify: bool = True,
+) -> httpx.AsyncClient:
+    """A signed client whose transport refuses everything but reads and retries throttling/5xx."""
+    inner = transport or httpx.AsyncHTTPTransport(verify=verify)
+    stack = ReadOnlyGuard(
+        Retrying(inner, policy=retry_policy, throttle=throttle), allowed_posts=READ_ONLY_POSTS
+    )
+    return httpx.AsyncClient(transport=stack, auth=auth, timeout=timeout)
+
+
+class ModelArtsBackend:
+    name = "modelarts"
+    routes: RouteTable = ROUTES
+    languages: tuple[str, ...] = LANGUAGES
+
+    async def diagnose(
+        self, request: DiagnoseRequest, source: HttpSource, *, now: datetime, lang: str
+    ) -> Diagnosis:
+        return await run_workflow(request, source, now=now, lang=lang)
+
+    @asynccontextmanager
+    async def live_source(
+        self,
+        request: DiagnoseRequest,
+        *,
+        recorder: Recorder | None = None,
+        observer: Callable[[str], None] | None = None,
+        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+        retry_policy: RetryPolicy | None = None,
+        throttle: Throttle | None = None,
+        profile: str | None = None,
+        deadline_seconds: float | None = None,
+        **_options: Any,
+    ) -> AsyncIterator[HttpSource]:
+        """A signed live source for the request's region; ConfigError names what is missing."""
+        found = credential_sources.resolve(request.region, profile=profile)
+        base_url = endpoint_for(found.region)
+        auth = AkSkAuth(
+            found.access_key,
+            found.secret_key,
+            project_id=found.project_id,
+            security_token=found.security_token,
+        )
+        async with build_client(
+            auth=auth, timeout=timeout, retry_policy=retry_policy, throttle=throttle
+        ) as client:
+            yield HttpSource(
+                routes=ROUTES,
+                client=client,
+                base_url=base_url,
+                recorder=recorder,
+                fixed_args={"project_id": found.project_id, "region": found.region},
+                observer=observer,
+                deadline_seconds=deadline_seconds,
+            )
+
+    @asynccontextmanager
+    async def replay_source(self, bundle: Bundle) -> AsyncIterator[HttpSource]:
+        project_id = bundle_project_id(bundle) or UNKNOWN_PROJECT
+        region = str(bundle.request.get("region") or "cn-north-4")
+        auth = AkSkAuth(REPLAY_ACCESS_KEY, REPLAY_SECRET_KEY, project_id=project_id)
+        transport = ReadOnlyGuard(BundleTransport(ROUTES, bundle.exchanges), allowed_posts=READ_ONLY_POSTS)
+        async with httpx.AsyncClient(transport=transport, auth=auth) as client:
+            yield HttpSource(
+                routes=ROUTES,
+                client=client,
+                base_url=f"https://modelarts.{region}.myhuaweicloud.com",
+                fixed_args={"project_id": project_id, "region": region},
+            )
+
+
+BACKEND = ModelArtsBackend()

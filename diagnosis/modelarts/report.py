@@ -1,0 +1,318 @@
+"""Diagnosis -> Markdown in the ModelArts runbook's template (zh), with en and ja renderings.
+
+Section titles, the `项目 | 值` table, `（置信度：…）`, `### 方案 N`, the `> 注意：…` line and the
+insufficient-information variant (`已收集信息`, `建议补充信息`) are the runbook's. Only what the
+diagnosis holds is shown, plus fixed labels (rulings G10). Outcomes without the table
+(`needs_input`, `not_found`, `out_of_scope`, `observe`) open with the G13 first line.
+"""
+
+from __future__ import annotations
+
+import json
+
+from diagnosis.models import Diagnosis, Evidence
+
+GET_CALLS = (
+    "ShowTrainingJobDetails",
+    "ListTrainingJobEvents",
+    "ListTrainingJobStages",
+    "ShowTrainingJobLogsPreview",
+    "ShowTrainingJobMetrics",
+)
+LIST_CALLS = ("ListTrainingJobs", "ListTrainingJobTasks")
+
+LABELS: dict[str, dict[str, str]] = {
+    "zh": {
+        "conclusion": "## 诊断结论",
+        "table_head": "| 项目 | 值 |\n|------|-----|",
+        "job": "任务",
+        "phase": "当前状态",
+        "level": "故障级别",
+        "root": "## 根因",
+        "confidence": "（置信度：{confidence}）",
+        "fixes": "## 修复建议",
+        "plan": "### 方案 {number}",
+        "note": "> 注意：以上操作涉及{what}",
+        "changes": "需要用户确认后手动执行的变更",
+        "read_only": "只读查询",
+        "next": "## 后续步骤",
+        "collected": "## 已收集信息",
+        "collected_head": "| API | 关键信息 |\n|-----|---------|",
+        "suggest": "## 建议补充信息",
+        "unknown_name": "未知",
+        "unreadable_phase": "无法读取（HTTP {status}）",
+        "unreadable_phase_plain": "无法读取",
+        "level.Fault": "Fault",
+        "level.Abnormal": "Abnormal",
+        "level.Suspected": "疑似异常",
+        "level.Normal": "正常",
+        "level.insufficient": "疑似异常（信息不足）",
+        "level.denied": "无法判断（权限不足）",
+        "sep": "；",
+        "no_detail": "已调用，没有可引用的信息",
+        "actions": "所需的只读 IAM 操作：",
+        "actions_head": "| IAM 操作 | 需要它的调用 |\n|----------|--------------|",
+        "denied_mark": "（本次被拒绝）",
+        "list_detail": "（按名称查找、扫描异常作业）",
+        "list_sep": "、",
+        "policy": "最小自定义策略：",
+        "log_export": "获取完整日志下载链接（`ShowObsUrlOfTrainingJobLogs`）还需要 `modelarts:trainJob:logExport`，华为云将其归为写操作，因此不在上面的策略中；只有需要完整日志链接时才单独授予。",
+        "job_line": "任务：{job}",
+        "choices": "可选的作业：",
+    },
+    "en": {
+        "conclusion": "## Diagnosis",
+        "table_head": "| Item | Value |\n|------|-----|",
+        "job": "Job",
+        "phase": "Current phase",
+        "level": "Fault level",
+        "root": "## Root cause",
+        "confidence": " (confidence: {confidence})",
+        "fixes": "## Fix suggestions",
+        "plan": "### Option {number}",
+        "note": "> Note: the steps above involve {what}",
+        "changes": "changes a person must confirm and carry out by hand",
+        "read_only": "read-only queries",
+        "next": "## Next steps",
+        "collected": "## Information collected",
+        "collected_head": "| API | Key information |\n|-----|---------|",
+        "suggest": "## Information still needed",
+        "unknown_name": "unknown",
+        "unreadable_phase": "unreadable (HTTP {status})",
+        "unreadable_phase_plain": "unreadable",
+        "level.Fault": "Fault",
+        "level.Abnormal": "Abnormal",
+        "level.Suspected": "Suspected",
+        "level.Normal": "Normal",
+        "level.insufficient": "Suspected (insufficient information)",
+        "level.denied": "Cannot tell (permission denied)",
+        "sep": "; ",
+        "no_detail": "called; nothing to quote",
+        "actions": "Read-only IAM actions needed:",
+        "actions_head": "| IAM action | Calls that need it |\n|----------|--------------|",
+        "denied_mark": " (denied this time)",
+        "list_detail": " (name lookup, scan of abnormal jobs)",
+        "list_sep": ", ",
+        "policy": "Minimal custom policy:",
+        "log_export": "The full-log download link (`ShowObsUrlOfTrainingJobLogs`) also needs `modelarts:trainJob:logExport`, which Huawei Cloud classes as a write action, so it is not in the policy above; grant it separately only where the full-log link is needed.",
+        "job_line": "Job: {job}",
+        "choices": "Candidates:",
+    },
+    "ja": {
+        "conclusion": "## 診断結論",
+        "table_head": "| 項目 | 値 |\n|------|-----|",
+        "job": "ジョブ",
+        "phase": "現在の状態",
+        "level": "障害レベル",
+        "root": "## 根本原因",
+        "confidence": "（確信度：{confidence}）",
+        "fixes": "## 修正案",
+        "plan": "### 案 {number}",
+        "note": "> 注意：上記の操作には{what}が含まれます",
+        "changes": "ユーザーの確認後に手動で実行する変更",
+        "read_only": "読み取り専用のクエリ",
+        "next": "## 次のステップ",
+        "collected": "## 収集済みの情報",
+        "collected_head": "| API | 主な情報 |\n|-----|---------|",
+        "suggest": "## 追加で必要な情報",
+        "unknown_name": "不明",
+        "unreadable_phase": "読み取り不可（HTTP {status}）",
+        "unreadable_phase_plain": "読み取り不可",
+        "level.Fault": "Fault",
+        "level.Abnormal": "Abnormal",
+        "level.Suspected": "異常の疑い",
+        "level.Normal": "正常",
+        "level.insufficient": "異常の疑い（情報不足）",
+        "level.denied": "判断不可（権限不足）",
+        "sep": "、",
+        "no_detail": "呼び出し済み、引用できる情報なし",
+        "actions": "必要な読み取り専用 IAM アクション：",
+        "actions_head": "| IAM アクション | 必要とする呼び出し |\n|----------|--------------|",
+        "denied_mark": "（今回拒否）",
+        "list_detail": "（名前での検索、異常ジョブのスキャン）",
+        "list_sep": "、",
+        "policy": "最小のカスタムポリシー：",
+        "log_export": "完全なログのダウンロードリンク（`ShowObsUrlOfTrainingJobLogs`）には `modelarts:trainJob:logExport` も必要ですが、Huawei Cloud はこれを書き込み操作に分類しているため、上記のポリシーには含めていません。完全なログのリンクが必要な場合にのみ個別に付与してください。",
+        "job_line": "ジョブ：{job}",
+        "choices": "候補：",
+    },
+}
+
+# Rulings G13: the first line of the outcomes that do not use the template's table.
+FIRST_LINES = {
+    "needs_input": "Needs input: {what}",
+    "not_found": "Not found: {what}",
+    "out_of_scope": "Out of scope: {what}",
+    "observe": "Observe: {what}",
+}
+
+
+def render_markdown(diagnosis: Diagnosis, *, lang: str) -> str:
+    labels = LABELS.get(lang, LABELS["zh"])
+    if diagnosis.outcome in FIRST_LINES:
+        return _render_short(diagnosis, labels)
+    if diagnosis.confidence == "LOW" and diagnosis.outcome == "diagnosed":
+        return _render_insufficient(diagnosis, labels)
+    return _render_normal(diagnosis, labels)
+
+
+def _denied_status(diagnosis: Diagnosis) -> int | None:
+    for item in diagnosis.evidence:
+        if item.field == "error_code" and isinstance(item.value, int) and item.value in (401, 403):
+            return item.value
+    return None
+
+
+def _failed_status(diagnosis: Diagnosis) -> int | None:
+    for item in diagnosis.evidence:
+        if (
+            item.source == "ShowTrainingJobDetails"
+            and item.field == "error_code"
+            and isinstance(item.value, int)
+        ):
+            return item.value
+    return None
+
+
+def _job_cell(diagnosis: Diagnosis, labels: dict[str, str]) -> str:
+    name = f"`{diagnosis.target.name}`" if diagnosis.target.name else labels["unknown_name"]
+    job_id = diagnosis.target.job_id
+    return f"{name} (`{job_id}`)" if job_id else name
+
+
+def _phase_cell(diagnosis: Diagnosis, labels: dict[str, str]) -> str:
+    if diagnosis.target.phase:
+        return f"`{diagnosis.target.phase}`"
+    status = _failed_status(diagnosis) or _denied_status(diagnosis)
+    return labels["unreadable_phase"].format(status=status) if status else labels["unreadable_phase_plain"]
+
+
+def _level_cell(diagnosis: Diagnosis, labels: dict[str, str]) -> str:
+    if diagnosis.outcome == "permission_denied" or diagnosis.fault_level is None:
+        return labels["level.denied"] if diagnosis.outcome == "permission_denied" else "-"
+    if diagnosis.confidence == "LOW" and diagnosis.fault_level == "Suspected":
+        return labels["level.insufficient"]
+    return labels[f"level.{diagnosis.fault_level}"]
+
+
+def _conclusion(diagnosis: Diagnosis, labels: dict[str, str]) -> list[str]:
+    return [
+        labels["conclusion"],
+        "",
+        labels["table_head"],
+        f"| {labels['job']} | {_job_cell(diagnosis, labels)} |",
+        f"| {labels['phase']} | {_phase_cell(diagnosis, labels)} |",
+        f"| {labels['level']} | {_level_cell(diagnosis, labels)} |",
+        "",
+        labels["root"],
+        "",
+        diagnosis.root_cause
+        + (labels["confidence"].format(confidence=diagnosis.confidence) if diagnosis.confidence else ""),
+    ]
+
+
+def _render_normal(diagnosis: Diagnosis, labels: dict[str, str]) -> str:
+    lines = _conclusion(diagnosis, labels)
+    if diagnosis.recommendations:
+        lines += ["", labels["fixes"]]
+        for number, recommendation in enumerate(diagnosis.recommendations, start=1):
+            lines += ["", labels["plan"].format(number=number), "", recommendation.text.strip()]
+        if diagnosis.outcome == "permission_denied":
+            lines += _permission_block(diagnosis, labels)
+        changes = any(item.changes_resources for item in diagnosis.recommendations)
+        lines += ["", labels["note"].format(what=labels["changes"] if changes else labels["read_only"])]
+    if diagnosis.next_steps:
+        lines += ["", labels["next"], ""]
+        lines += [f"- {step}" for step in diagnosis.next_steps]
+    return "\n".join(lines)
+
+
+def _permission_block(diagnosis: Diagnosis, labels: dict[str, str]) -> list[str]:
+    denied = {
+        item.source for item in diagnosis.evidence if item.field == "error_code" and item.value in (401, 403)
+    }
+
+    def calls(names: tuple[str, ...], detail: dict[str, str]) -> str:
+        shown = []
+        for name in names:
+            text = name + detail.get(name, "")
+            if name in denied:
+                text += labels["denied_mark"]
+            shown.append(text)
+        return labels["list_sep"].join(shown)
+
+    rows = []
+    for action in diagnosis.permissions:
+        if action.endswith(":get"):
+            rows.append(f"| `{action}` | {calls(GET_CALLS, {})} |")
+        elif action.endswith(":list"):
+            rows.append(f"| `{action}` | {calls(LIST_CALLS, {'ListTrainingJobs': labels['list_detail']})} |")
+        else:
+            rows.append(f"| `{action}` | - |")
+    policy = {"Version": "1.1", "Statement": [{"Effect": "Allow", "Action": list(diagnosis.permissions)}]}
+    return [
+        "",
+        labels["actions"],
+        "",
+        labels["actions_head"],
+        *rows,
+        "",
+        labels["policy"],
+        "",
+        "```json",
+        json.dumps(policy, indent=2),
+        "```",
+        "",
+        labels["log_export"],
+    ]
+
+
+def _inline(text: str, limit: int = 160) -> str:
+    flat = " ".join(text.split())
+    flat = flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return flat.replace("|", "\\|").replace("`", "'")
+
+
+def _evidence_cell(items: list[Evidence], labels: dict[str, str]) -> str:
+    if not items:
+        return labels["no_detail"]
+    parts = []
+    for item in items:
+        text = _inline(item.text)
+        parts.append(f"`{item.field}` = `{text}`" if item.field else f"`{text}`")
+    return labels["sep"].join(parts)
+
+
+def _render_insufficient(diagnosis: Diagnosis, labels: dict[str, str]) -> str:
+    lines = _conclusion(diagnosis, labels)
+    lines += ["", labels["collected"], "", labels["collected_head"]]
+    for op in dict.fromkeys(diagnosis.calls):
+        items = [item for item in diagnosis.evidence if item.source == op]
+        lines.append(f"| {op} | {_evidence_cell(items, labels)} |")
+    if diagnosis.next_steps:
+        lines += ["", labels["suggest"], ""]
+        lines += [f"{number}. {step}" for number, step in enumerate(diagnosis.next_steps, start=1)]
+    return "\n".join(lines)
+
+
+def _short_subject(diagnosis: Diagnosis) -> str:
+    if diagnosis.outcome == "needs_input":
+        return diagnosis.questions[0].prompt if diagnosis.questions else "job id"
+    if diagnosis.outcome == "not_found":
+        return diagnosis.target.job_id or diagnosis.target.name or "?"
+    return diagnosis.target.phase or "?"
+
+
+def _render_short(diagnosis: Diagnosis, labels: dict[str, str]) -> str:
+    lines = [FIRST_LINES[diagnosis.outcome].format(what=_short_subject(diagnosis)), ""]
+    if diagnosis.target.job_id or diagnosis.target.name:
+        lines += [labels["job_line"].format(job=_job_cell(diagnosis, labels)), ""]
+    lines.append(diagnosis.root_cause)
+    for question in diagnosis.questions:
+        if question.choices:
+            lines += ["", labels["choices"], ""]
+            lines += [f"- {choice.label}" for choice in question.choices]
+    if diagnosis.next_steps:
+        lines += ["", labels["next"], ""]
+        lines += [f"- {step}" for step in diagnosis.next_steps]
+    return "\n".join(lines)

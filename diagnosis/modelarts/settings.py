@@ -1,0 +1,101 @@
+"""Where the ModelArts API lives for a region, found the way the Huawei Cloud SDK finds it.
+
+Order: the SDK's environment override `HUAWEICLOUD_SDK_REGION_MODELARTS_<REGION>` (region id
+upper-cased, `-` -> `_`; a comma-separated list takes its first entry), then the SDK's region file
+(`HUAWEICLOUD_SDK_REGIONS_FILE`, default `~/.huaweicloud/regions.yaml`), then the SDK's built-in
+table, then the public host pattern `https://modelarts.<region>.myhuaweicloud.com`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+DEFAULT_REGION = "cn-north-4"
+REGION_PATTERN = re.compile(r"^[a-z]{2,}-[a-z]+-\d+$")
+
+# The SDK's region table for ModelArts (modelarts-api.md section 1.1). ap-southeast-1 really ends
+# in `.cn` in the SDK release the reference was read from.
+KNOWN_ENDPOINTS: dict[str, str] = {
+    region: f"https://modelarts.{region}.myhuaweicloud.com"
+    for region in (
+        "cn-north-1",
+        "cn-north-2",
+        "cn-north-4",
+        "cn-north-9",
+        "cn-north-11",
+        "cn-north-12",
+        "cn-east-3",
+        "cn-east-4",
+        "cn-south-1",
+        "cn-southwest-2",
+        "cn-southwest-3",
+        "ap-southeast-2",
+        "ap-southeast-3",
+        "ap-southeast-4",
+        "af-south-1",
+        "af-north-1",
+        "la-south-2",
+        "la-north-2",
+        "sa-brazil-1",
+        "tr-west-1",
+        "me-east-1",
+    )
+}
+KNOWN_ENDPOINTS["ap-southeast-1"] = "https://modelarts.ap-southeast-1.myhuaweicloud.cn"
+
+
+class ConfigError(ValueError):
+    """Configuration the tool needs is missing or unusable; the message says what to set."""
+
+
+def region_env_name(region: str) -> str:
+    return "HUAWEICLOUD_SDK_REGION_MODELARTS_" + region.upper().replace("-", "_")
+
+
+def check_region(region: str) -> str:
+    region = region.strip()
+    if not REGION_PATTERN.match(region):
+        raise ConfigError(f"invalid region {region!r}: use a Huawei Cloud region id such as cn-north-4")
+    return region
+
+
+def endpoint_for(region: str, *, env: Mapping[str, str] | None = None, home: Path | None = None) -> str:
+    """The base URL (scheme, host, optional port; no path) of ModelArts in `region`."""
+    environ = os.environ if env is None else env
+    region = check_region(region)
+    override = environ.get(region_env_name(region), "").strip()
+    if override:
+        first = override.split(",")[0].strip()
+        return first.rstrip("/")
+    from_file = _endpoint_from_regions_file(region, environ, home)
+    if from_file:
+        return from_file
+    return KNOWN_ENDPOINTS.get(region, f"https://modelarts.{region}.myhuaweicloud.com")
+
+
+def _endpoint_from_regions_file(region: str, env: Mapping[str, str], home: Path | None) -> str | None:
+    configured = env.get("HUAWEICLOUD_SDK_REGIONS_FILE")
+    path = Path(configured) if configured else (home or Path.home()) / ".huaweicloud" / "regions.yaml"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    import yaml
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        raise ConfigError(f"the region file {path} is not valid YAML") from None
+    if not isinstance(data, dict):
+        return None
+    # Format: {ModelArts: [{id: cn-north-4, endpoint: https://…}]}; service names are case-insensitive.
+    for service, entries in data.items():
+        if str(service).lower() != "modelarts" or not isinstance(entries, list):
+            continue
+        for entry in entries:
+            if isinstance(entry, dict) and entry.get("id") == region and entry.get("endpoint"):
+                return str(entry["endpoint"]).split(",")[0].strip().rstrip("/")
+    return None
