@@ -318,6 +318,7 @@ def running_bot(
     policy: Policy | None = None,
     progress_interval: float = 0.0,
     diagnosis_slots: int = 4,
+    max_waiting: int = 50,
 ) -> Iterator[BotUnderTest]:
     client = make_client(token="xoxb-test-token", base_url=api.url)
     runtime = create_runtime(
@@ -326,6 +327,7 @@ def running_bot(
         policy=policy or Policy.default(),
         client=client,
         diagnosis_slots=diagnosis_slots,
+        max_waiting=max_waiting,
         progress_interval=progress_interval,
         now=lambda: NOW,
     )

@@ -1,0 +1,107 @@
+from __future__ import annotations
+
+import json
+
+from bot.state.store import StateStore
+from tests.bot.examples import MA_TRACEBACK, OOM, example_diagnosis
+from tests.bot.harness import CHANNEL, ScriptedBackend, running_bot
+from tests.fakes.slack_api import FakeSlackApi
+
+COMMAND = "runai cluster=4a9e2c17-5b3d-4f80-9c61-2d7be0f4a315 workload=segformer-finetune project=vision-lab"
+
+
+def report_thread(api: FakeSlackApi) -> str:
+    api.wait_for("files.completeUploadExternal")
+    return str(api.calls_to("chat.postMessage")[0].response["ts"])
+
+
+def test_follow_ups_are_answered_from_the_stored_diagnosis(
+    slack_api: FakeSlackApi, any_store: StateStore
+) -> None:
+    backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
+    with running_bot(slack_api, backend=backend, store=any_store) as bot:
+        bot.slack.command(COMMAND)
+        thread = report_thread(slack_api)
+        bot.idle()
+        bot.slack.thread_reply("evidence", ts="1767229000.000001", thread_ts=thread)
+        evidence = slack_api.wait_for(
+            "chat.postMessage", where=lambda c: c.body.get("text", "").startswith("Evidence")
+        )[0]
+        assert evidence.body["thread_ts"] == thread
+        assert "get_workload_metrics" in json.dumps(evidence.body["blocks"])
+        bot.slack.thread_reply("history", ts="1767229000.000002", thread_ts=thread)
+        history = slack_api.wait_for(
+            "chat.postMessage", where=lambda c: c.body.get("text", "").startswith("Recurrence")
+        )[0]
+        assert "2 failure(s) of this category in 7d" in json.dumps(history.body["blocks"])
+        bot.slack.thread_reply("why?", ts="1767229000.000003", thread_ts=thread)
+        slack_api.wait_for(
+            "chat.postMessage", where=lambda c: "16Gi CPU-memory limit" in json.dumps(c.body.get("blocks"))
+        )
+        bot.slack.thread_reply("json", ts="1767229000.000004", thread_ts=thread)
+        uploads = slack_api.wait_for("files.completeUploadExternal", count=2)
+        assert uploads[1].body["thread_ts"] == thread
+        assert any(
+            c.method.startswith("upload/") and b'"schema": "diagnosis/v1"' in c.raw for c in slack_api.calls
+        )
+        bot.slack.thread_reply("looks like memory to me", ts="1767229000.000005", thread_ts=thread)
+        bot.idle()
+    assert len(backend.requests) == 1, "follow-ups never re-run the diagnosis"
+    assert len(slack_api.calls_to("chat.postMessage")) == 4, "small talk in the thread is left alone"
+
+
+def test_rerun_and_a_new_question_in_the_thread(slack_api: FakeSlackApi, sqlite_store: StateStore) -> None:
+    backend = ScriptedBackend(
+        answer=lambda request: example_diagnosis(OOM if request.platform == "runai" else MA_TRACEBACK)
+    )
+    with running_bot(slack_api, backend=backend, store=sqlite_store) as bot:
+        bot.slack.command(COMMAND)
+        thread = report_thread(slack_api)
+        bot.idle()
+        bot.slack.thread_reply("rerun", ts="1767229000.000001", thread_ts=thread)
+        rerun_status = slack_api.wait_for("chat.postMessage", count=2)[1]
+        assert rerun_status.body["thread_ts"] == thread
+        slack_api.wait_for("files.completeUploadExternal", count=2)
+        bot.idle()
+        bot.slack.mention(
+            "what happened to job dish-classifier-vit-b16 in cn-north-4",
+            ts="1767229000.000009",
+            thread_ts=thread,
+        )
+        slack_api.wait_for("chat.update", where=lambda c: "CRASH_APP_ERROR" in c.body.get("text", ""))
+        bot.idle()
+    assert [r.platform for r in backend.requests] == ["runai", "runai", "modelarts"]
+    assert backend.requests[2].job_name == "dish-classifier-vit-b16"
+
+
+def test_explain_in_a_thread(slack_api: FakeSlackApi, sqlite_store: StateStore) -> None:
+    backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
+    with running_bot(slack_api, backend=backend, store=sqlite_store) as bot:
+        bot.slack.command(COMMAND)
+        thread = report_thread(slack_api)
+        bot.idle()
+        bot.slack.thread_reply("explain 137", ts="1767229000.000001", thread_ts=thread)
+        answer = slack_api.wait_for("chat.postMessage", count=2)[1]
+        assert answer.body["thread_ts"] == thread
+        assert "137" in answer.body["text"]
+        bot.idle()
+    assert CHANNEL == answer.body["channel"]
+
+
+def test_messages_from_bots_and_edits_are_ignored(slack_api: FakeSlackApi, sqlite_store: StateStore) -> None:
+    backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
+    with running_bot(slack_api, backend=backend, store=sqlite_store) as bot:
+        bot.slack.command(COMMAND)
+        thread = report_thread(slack_api)
+        bot.idle()
+        base = {"type": "message", "channel": CHANNEL, "thread_ts": thread}
+        bot.slack.event(
+            {**base, "text": "evidence", "ts": "1767229000.1", "bot_id": "B0OTHER", "subtype": "bot_message"}
+        )
+        bot.slack.event({**base, "text": "evidence", "ts": "1767229000.2", "subtype": "message_changed"})
+        bot.slack.event({**base, "text": "evidence", "ts": "1767229000.3", "user": "U1", "bot_id": "B0OTHER"})
+        bot.slack.event(
+            {"type": "message", "channel": CHANNEL, "text": "evidence", "ts": "1767229000.4", "user": "U1"}
+        )
+        bot.idle()
+    assert len(slack_api.calls_to("chat.postMessage")) == 1
