@@ -85,7 +85,7 @@ def test_explain_in_a_thread(slack_api: FakeSlackApi, sqlite_store: StateStore) 
         assert answer.body["thread_ts"] == thread
         assert "137" in answer.body["text"]
         bot.idle()
-    assert CHANNEL == answer.body["channel"]
+    assert answer.body["channel"] == CHANNEL
 
 
 def test_messages_from_bots_and_edits_are_ignored(slack_api: FakeSlackApi, sqlite_store: StateStore) -> None:
