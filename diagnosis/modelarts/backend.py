@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -19,7 +20,7 @@ from diagnosis.http import ReadOnlyGuard, Retrying, RetryPolicy, Throttle
 from diagnosis.modelarts import credentials as credential_sources
 from diagnosis.modelarts.messages import LANGUAGES
 from diagnosis.modelarts.routes import READ_ONLY_POSTS, ROUTES
-from diagnosis.modelarts.settings import ConfigError, endpoint_for
+from diagnosis.modelarts.settings import DEFAULT_REGION, ConfigError, endpoint_for
 from diagnosis.modelarts.signer import AkSkAuth
 from diagnosis.modelarts.workflow import diagnose as run_workflow
 from diagnosis.models import Bundle, DiagnoseRequest, Diagnosis
@@ -27,7 +28,7 @@ from diagnosis.replay import BundleTransport
 from diagnosis.routes import RouteTable
 from diagnosis.source import HttpSource, Recorder
 
-__all__ = ["BACKEND", "ConfigError", "ModelArtsBackend"]
+__all__ = ["BACKEND", "ConfigError", "ModelArtsBackend", "SourceMaker"]
 
 DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=5.0)
 REPLAY_ACCESS_KEY = "REPLAYACCESSKEY00000"
@@ -60,6 +61,29 @@ def build_client(
     return httpx.AsyncClient(transport=stack, auth=auth, timeout=timeout)
 
 
+@dataclass(frozen=True)
+class SourceMaker:
+    """Fresh sources (each with its own `calls`) over one shared, signed, rate-limited client."""
+
+    client: httpx.AsyncClient
+    base_url: str
+    fixed_args: dict[str, str]
+    recorder: Recorder | None = None
+    observer: Callable[[str], None] | None = None
+    deadline_seconds: float | None = None
+
+    def __call__(self) -> HttpSource:
+        return HttpSource(
+            routes=ROUTES,
+            client=self.client,
+            base_url=self.base_url,
+            recorder=self.recorder,
+            fixed_args=self.fixed_args,
+            observer=self.observer,
+            deadline_seconds=self.deadline_seconds,
+        )
+
+
 class ModelArtsBackend:
     name = "modelarts"
     routes: RouteTable = ROUTES
@@ -69,6 +93,40 @@ class ModelArtsBackend:
         self, request: DiagnoseRequest, source: HttpSource, *, now: datetime, lang: str
     ) -> Diagnosis:
         return await run_workflow(request, source, now=now, lang=lang)
+
+    @asynccontextmanager
+    async def live_sources(
+        self,
+        *,
+        region: str | None,
+        recorder: Recorder | None = None,
+        observer: Callable[[str], None] | None = None,
+        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+        retry_policy: RetryPolicy | None = None,
+        throttle: Throttle | None = None,
+        profile: str | None = None,
+        deadline_seconds: float | None = None,
+    ) -> AsyncIterator[SourceMaker]:
+        """Signed live sources for a region; ConfigError names what is missing."""
+        found = credential_sources.resolve(region, profile=profile)
+        base_url = endpoint_for(found.region)
+        auth = AkSkAuth(
+            found.access_key,
+            found.secret_key,
+            project_id=found.project_id,
+            security_token=found.security_token,
+        )
+        async with build_client(
+            auth=auth, timeout=timeout, retry_policy=retry_policy, throttle=throttle
+        ) as client:
+            yield SourceMaker(
+                client=client,
+                base_url=base_url,
+                fixed_args={"project_id": found.project_id, "region": found.region},
+                recorder=recorder,
+                observer=observer,
+                deadline_seconds=deadline_seconds,
+            )
 
     @asynccontextmanager
     async def live_source(
@@ -84,41 +142,36 @@ class ModelArtsBackend:
         deadline_seconds: float | None = None,
         **_options: Any,
     ) -> AsyncIterator[HttpSource]:
-        """A signed live source for the request's region; ConfigError names what is missing."""
-        found = credential_sources.resolve(request.region, profile=profile)
-        base_url = endpoint_for(found.region)
-        auth = AkSkAuth(
-            found.access_key,
-            found.secret_key,
-            project_id=found.project_id,
-            security_token=found.security_token,
-        )
-        async with build_client(
-            auth=auth, timeout=timeout, retry_policy=retry_policy, throttle=throttle
-        ) as client:
-            yield HttpSource(
-                routes=ROUTES,
-                client=client,
-                base_url=base_url,
-                recorder=recorder,
-                fixed_args={"project_id": found.project_id, "region": found.region},
-                observer=observer,
-                deadline_seconds=deadline_seconds,
-            )
+        async with self.live_sources(
+            region=request.region,
+            recorder=recorder,
+            observer=observer,
+            timeout=timeout,
+            retry_policy=retry_policy,
+            throttle=throttle,
+            profile=profile,
+            deadline_seconds=deadline_seconds,
+        ) as make_source:
+            yield make_source()
 
     @asynccontextmanager
-    async def replay_source(self, bundle: Bundle) -> AsyncIterator[HttpSource]:
+    async def replay_sources(self, bundle: Bundle) -> AsyncIterator[SourceMaker]:
+        """Sources answered by a bundle's exchanges through the same signed client code."""
         project_id = bundle_project_id(bundle) or UNKNOWN_PROJECT
-        region = str(bundle.request.get("region") or "cn-north-4")
+        region = str(bundle.request.get("region") or DEFAULT_REGION)
         auth = AkSkAuth(REPLAY_ACCESS_KEY, REPLAY_SECRET_KEY, project_id=project_id)
         transport = ReadOnlyGuard(BundleTransport(ROUTES, bundle.exchanges), allowed_posts=READ_ONLY_POSTS)
         async with httpx.AsyncClient(transport=transport, auth=auth) as client:
-            yield HttpSource(
-                routes=ROUTES,
+            yield SourceMaker(
                 client=client,
                 base_url=f"https://modelarts.{region}.myhuaweicloud.com",
                 fixed_args={"project_id": project_id, "region": region},
             )
+
+    @asynccontextmanager
+    async def replay_source(self, bundle: Bundle) -> AsyncIterator[HttpSource]:
+        async with self.replay_sources(bundle) as make_source:
+            yield make_source()
 
 
 BACKEND = ModelArtsBackend()

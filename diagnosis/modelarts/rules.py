@@ -388,9 +388,7 @@ RULES: tuple[Rule, ...] = (
 GENERIC_EXCEPTION = Rule("exception", "CRASH_APP_ERROR", EXCEPTION_LINE, (FIX_CODE,), values=_exception)
 
 # The last lines of a task that was killed (`Killed`, return code 137): a hint of host OOM for M6.
-OOM_HINT = _rx(
-    r"^\s*Killed\s*$|\bkilled\b.*\bmemory\b|\bmemory\b.*\bkilled\b|return code: 137|signal 9 \(SIGKILL\)"
-)
+OOM_HINT = _rx(r"^\s*Killed\s*$|\bkilled\b.*\bmemory\b|\bmemory\b.*\bkilled\b|signal 9 \(SIGKILL\)")
 
 # Platform fault-tolerance scenarios (status.running_records[].recover_records[].fault_scenario).
 FAULT_SCENARIO_RULES: dict[str, str] = {"chip_fault": "gpu_hardware", "node_fault": "node_lost"}

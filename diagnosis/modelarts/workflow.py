@@ -22,7 +22,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, Protocol
 
 from diagnosis.i18n import Translator
-from diagnosis.logscan import parse_traceback, scan_text
+from diagnosis.logscan import parse_timestamp, parse_traceback, scan_text
 from diagnosis.modelarts import rules
 from diagnosis.modelarts.messages import CATALOGUE
 from diagnosis.modelarts.parse import (
@@ -188,6 +188,14 @@ async def diagnose(request: DiagnoseRequest, source: Source, *, now: datetime, l
     return await _Run(request, source, now=now, lang=lang).execute()
 
 
+def listing_failure(
+    answer: Answer, *, source: Source, region: str | None, now: datetime, lang: str
+) -> Diagnosis:
+    """A scan whose job listing failed: permission_denied (M1) or LOW with what to do next."""
+    run = _Run(DiagnoseRequest(platform="modelarts", region=region), source, now=now, lang=lang)
+    return run._search_failed(answer, None)
+
+
 def _is_not_found(answer: Answer) -> bool:
     return answer.status == 404 or answer.error_code() in ("ModelArts.2775", "ModelArts.0102")
 
@@ -199,7 +207,8 @@ def _aware(instant: datetime) -> datetime:
 def _sort_time(instant: datetime | None) -> datetime:
     """Ordering key for log times: all tasks of a job write the same zone (G15), so naive stays naive."""
     if instant is None:
-        return datetime.max
+        # G14: a failure with no time at all counts as earlier (tracebacks carry no timestamps).
+        return datetime.min
     if instant.tzinfo is None:
         return instant
     return instant.astimezone(UTC).replace(tzinfo=None)
@@ -398,15 +407,15 @@ class _Run:
             ],
         )
 
-    def _search_failed(self, answer: Answer, name: str) -> Diagnosis:
+    def _search_failed(self, answer: Answer, name: str | None) -> Diagnosis:
         self._cite_failure(answer)
         if answer.denied:
             return self._permission_denied(answer)
         self.limitations.append(self.t("limit.search_failed", failure=answer.describe_failure()))
-        self.next_steps.append(
-            self._retry_step(answer, op=SEARCH, reason=self.t("reason.search_failed", name=name))
-        )
-        self.next_steps.append(self.t("next.use_job_id"))
+        reason = self.t("reason.search_failed", name=name) if name else self.t("reason.scan_failed")
+        self.next_steps.append(self._retry_step(answer, op=SEARCH, reason=reason))
+        if name:
+            self.next_steps.append(self.t("next.use_job_id"))
         self.next_steps.append(self._direction_for_failure(answer))
         return self._result(
             "diagnosed",
@@ -842,7 +851,13 @@ class _Run:
         signals: list[Signal] = []
         covered: set[int] = set()
         for order, finding in enumerate(findings.findings):
-            if finding.kind == "traceback":
+            if finding.exit_code is not None:
+                # `[ModelArts Service Log]Training end with return code: N` restates the exit code:
+                # it names no cause, so M6 reads it through the task's exit_code instead.
+                covered.add(finding.line_number)
+                continue
+            is_traceback = finding.traceback is not None or finding.kind == "traceback"
+            if is_traceback:
                 matched = rules.match_exception(finding.line)
             else:
                 matched = rules.match_line(finding.line) or _kind_rule(finding.kind)
@@ -850,12 +865,12 @@ class _Run:
                 continue
             rule, values = matched
             covered.add(finding.line_number)
-            context = [line for line in finding.context if line.strip()]
-            excerpt = (
-                "\n".join([*context[-1:], finding.line])
-                if finding.kind == "traceback" and context and context[-1].strip() != finding.line.strip()
-                else finding.line
-            )
+            excerpt = finding.line
+            if is_traceback:
+                before = [
+                    line for line in finding.context if line.strip() and line.strip() != finding.line.strip()
+                ]
+                excerpt = "\n".join([*before[-1:], finding.line])
             reading = finding.timestamp
             signals.append(
                 Signal(
@@ -863,11 +878,11 @@ class _Run:
                     kind="log",
                     source=PREVIEW,
                     field=field_path,
-                    line=finding.line.strip(),
+                    line=_without_timestamp(finding.line),
                     excerpt=_shorten(excerpt),
                     values=values,
                     task=task,
-                    traceback=finding.kind == "traceback",
+                    traceback=is_traceback,
                     timestamp=reading.value if reading is not None else None,
                     order=order,
                 )
@@ -883,10 +898,11 @@ class _Run:
                     kind="log",
                     source=PREVIEW,
                     field=field_path,
-                    line=line.strip(),
+                    line=_without_timestamp(line),
                     excerpt=_shorten(line.strip()),
                     values=values,
                     task=task,
+                    timestamp=reading.value if (reading := parse_timestamp(line)) is not None else None,
                     order=10_000 + line_number,
                 )
             )
@@ -992,7 +1008,7 @@ class _Run:
                 tasks="、".join(f"`{task}`" for task in tasks)
                 if self.lang in ("zh", "ja")
                 else ", ".join(f"`{task}`" for task in tasks),
-                line=_inline(self.consequences[0].line),
+                line=_inline(_shorten(self.consequences[0].line, 120)),
             )
             for consequence in self.consequences:
                 self._cite_signal(consequence)
@@ -1536,6 +1552,16 @@ def _fill(values: dict[str, str]) -> dict[str, str]:
     return filled
 
 
+def _without_timestamp(line: str) -> str:
+    """A log line without its leading timestamp: the signature is the failing text itself."""
+    text = line.strip()
+    reading = parse_timestamp(text)
+    if reading is not None and text.startswith(reading.text):
+        stripped = text[len(reading.text) :].strip()
+        return stripped or text
+    return text
+
+
 def _inline(text: str | None) -> str:
     """One line, safe inside a Markdown code span."""
     if not text:
@@ -1549,6 +1575,8 @@ def _strip_end(text: str) -> str:
 
 def _hours(delta: timedelta, lang: str) -> str:
     minutes = int(delta.total_seconds() // 60)
+    if minutes < 1:
+        return {"zh": "不到 1 分钟", "ja": "1 分未満"}.get(lang, "under a minute")
     hours, rest = divmod(minutes, 60)
     if lang == "zh":
         return f"{hours} 小时 {rest} 分钟" if hours else f"{rest} 分钟"

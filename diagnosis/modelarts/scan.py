@@ -1,0 +1,228 @@
+"""`diagnose modelarts scan`: every abnormal training job of a region, diagnosed concurrently.
+
+Phase 1 with nothing given (the runbook): list every job (all pages), keep those the runbook's
+JMESPath filter keeps (`items[?status.phase=='Failed' || …]`, extended with the v2 wire's
+`secondary_phase` `CreateFailed`/`Lost`, modelarts-runbook.md), then diagnose each under a shared
+request-rate limit (the client's Throttle) and a concurrency bound. The result is `scan/v1`
+(rulings M13): counts by category (or by outcome when there is none), one diagnosis per job; the
+Markdown groups one line per job by category and lists error signatures seen more than once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import jmespath
+
+from diagnosis.i18n import Translator
+from diagnosis.masking import mask, mask_diagnosis
+from diagnosis.modelarts.messages import CATALOGUE
+from diagnosis.modelarts.parse import Job
+from diagnosis.modelarts.workflow import Source, diagnose, list_jobs, listing_failure
+from diagnosis.models import DiagnoseRequest, Diagnosis
+
+# The runbook's filter over `items[]`, plus the wire's secondary phases that mean a fault.
+DEFAULT_FILTER = (
+    "items[?status.phase=='Failed' || status.phase=='Timeout' || status.phase=='Abnormal'"
+    " || status.secondary_phase=='CreateFailed' || status.secondary_phase=='Lost']"
+)
+DEFAULT_CONCURRENCY = 8
+DEFAULT_RATE_PER_SECOND = 5.0
+
+SourceMaker = Callable[[], Source]
+
+
+@dataclass(frozen=True)
+class ScanProgress:
+    done: int
+    total: int
+    job_name: str | None
+
+
+@dataclass
+class ScanResult:
+    region: str | None
+    scanned: int = 0
+    results: list[Diagnosis] = field(default_factory=list)
+    limitations: list[str] = field(default_factory=list)
+    # The listing itself failed (403, 5xx…): a diagnosis saying so, and nothing else.
+    failure: Diagnosis | None = None
+
+    def group_key(self, diagnosis: Diagnosis) -> str:
+        return diagnosis.category or diagnosis.outcome
+
+    def by_category(self) -> dict[str, int]:
+        counts = Counter(self.group_key(item) for item in self.results)
+        return dict(sorted(counts.items(), key=lambda pair: (-pair[1], pair[0])))
+
+    def recurring(self) -> list[tuple[str, list[Diagnosis]]]:
+        """Error signatures shared by two or more jobs, most frequent first."""
+        groups: dict[str, list[Diagnosis]] = {}
+        for item in self.results:
+            if item.signature and item.outcome == "diagnosed":
+                groups.setdefault(item.signature, []).append(item)
+        shared = [(signature, items) for signature, items in groups.items() if len(items) >= 2]
+        return sorted(shared, key=lambda pair: -len(pair[1]))
+
+    def to_json_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "schema": "scan/v1",
+            "platform": "modelarts",
+            "region": self.region,
+            "scanned": self.scanned,
+            "by_category": self.by_category(),
+            "results": [mask_diagnosis(item).to_json_dict() for item in self.results],
+            "limitations": [mask(text) for text in self.limitations],
+        }
+        if self.failure is not None:
+            data["error"] = mask_diagnosis(self.failure).to_json_dict()
+        return data
+
+
+def select_abnormal(jobs: list[Job], expression: str = DEFAULT_FILTER) -> list[Job]:
+    """Apply the JMESPath filter to `{"items": [...]}` as the runbook's `--cli-query` does."""
+    by_id = {job.job_id: job for job in jobs if job.job_id}
+    kept = jmespath.search(expression, {"items": [job.raw for job in jobs]}) or []
+    selected: list[Job] = []
+    for item in kept if isinstance(kept, list) else []:
+        job_id = item.get("metadata", {}).get("id") if isinstance(item, dict) else None
+        if job_id in by_id and by_id[job_id] not in selected:
+            selected.append(by_id[job_id])
+    return selected
+
+
+async def run_scan(
+    make_source: SourceMaker,
+    *,
+    region: str | None,
+    now: datetime,
+    lang: str = "zh",
+    concurrency: int = DEFAULT_CONCURRENCY,
+    job_filter: str = DEFAULT_FILTER,
+    progress: Callable[[ScanProgress], None] | None = None,
+) -> ScanResult:
+    """List, filter, and diagnose every abnormal job; `make_source` gives a fresh source per job
+    (its own `calls`) over one shared client, so the rate limit holds for the whole scan."""
+    t = Translator(CATALOGUE, lang)
+    result = ScanResult(region=region)
+    listing_source = make_source()
+    listing = await list_jobs(listing_source, t=t)
+    if listing.failure is not None:
+        result.failure = listing_failure(
+            listing.failure, source=listing_source, region=region, now=now, lang=lang
+        )
+        result.failure.calls = list(listing_source.calls)
+        return result
+    result.scanned = len(listing.jobs)
+    result.limitations.extend(listing.limitations)
+    try:
+        abnormal = select_abnormal(listing.jobs, job_filter)
+    except jmespath.exceptions.JMESPathError as exc:
+        raise ValueError(f"invalid job filter: {exc}") from None
+    gate = asyncio.Semaphore(max(1, concurrency))
+    done = 0
+
+    async def one(job: Job) -> Diagnosis:
+        nonlocal done
+        async with gate:
+            request = DiagnoseRequest(platform="modelarts", job_id=job.job_id, region=region)
+            source = make_source()
+            diagnosis = await diagnose(request, source, now=now, lang=lang)
+            diagnosis.calls = list(source.calls)
+            # A job whose details could not be read is still named by the list answer.
+            diagnosis.target.name = diagnosis.target.name or job.name
+            diagnosis.target.phase = diagnosis.target.phase or job.phase
+        done += 1
+        if progress is not None:
+            progress(ScanProgress(done=done, total=len(abnormal), job_name=job.name))
+        return diagnosis
+
+    if progress is not None:
+        progress(ScanProgress(done=0, total=len(abnormal), job_name=None))
+    result.results = list(await asyncio.gather(*(one(job) for job in abnormal)))
+    return result
+
+
+def render_scan_markdown(result: ScanResult, *, lang: str) -> str:
+    labels = SCAN_LABELS.get(lang, SCAN_LABELS["zh"])
+    region = result.region or "?"
+    lines = [labels["title"].format(region=region), ""]
+    if result.failure is not None:
+        from diagnosis.modelarts.report import render_markdown
+
+        lines.append(labels["failed"])
+        lines += ["", render_markdown(result.failure, lang=lang)]
+        return mask("\n".join(lines))
+    lines.append(labels["summary"].format(scanned=result.scanned, abnormal=len(result.results)))
+    if not result.results:
+        lines += ["", labels["none"]]
+    for group, count in result.by_category().items():
+        lines += ["", f"### {group}（{count}）" if lang in ("zh", "ja") else f"### {group} ({count})", ""]
+        lines.append(labels["table_head"])
+        for item in result.results:
+            if result.group_key(item) != group:
+                continue
+            name = f"`{item.target.name}`" if item.target.name else "?"
+            summary = item.signature or item.root_cause
+            lines.append(
+                f"| {name} (`{item.target.job_id}`) | `{item.target.phase or '?'}` | {item.confidence or '-'} "
+                f"| {_cell(summary)} |"
+            )
+    recurring = result.recurring()
+    if recurring:
+        lines += ["", labels["recurring"], "", labels["recurring_head"]]
+        for signature, items in recurring:
+            names = labels["sep"].join(item.target.name or item.target.job_id or "?" for item in items)
+            lines.append(f"| `{_cell(signature, 120)}` | {len(items)} | {names} |")
+    if result.limitations:
+        lines += ["", labels["limitations"], ""]
+        lines += [f"- {text}" for text in result.limitations]
+    return mask("\n".join(lines))
+
+
+def _cell(text: str, limit: int = 140) -> str:
+    flat = " ".join(text.split())
+    flat = flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return flat.replace("|", "\\|").replace("`", "'")
+
+
+SCAN_LABELS: dict[str, dict[str, str]] = {
+    "zh": {
+        "title": "## 异常训练作业扫描（{region}）",
+        "summary": "共列出 {scanned} 个作业，其中 {abnormal} 个处于 `Failed`/`Timeout`/`Abnormal`，已逐一诊断。",
+        "none": "没有发现异常的训练作业。",
+        "failed": "无法列出训练作业：",
+        "table_head": "| 作业 | 当前状态 | 置信度 | 关键报错 |\n|------|------|------|------|",
+        "recurring": "### 重复出现的报错",
+        "recurring_head": "| 报错 | 作业数 | 作业 |\n|------|------|------|",
+        "sep": "、",
+        "limitations": "### 限制",
+    },
+    "en": {
+        "title": "## Scan of abnormal training jobs ({region})",
+        "summary": "{scanned} jobs listed; {abnormal} of them are `Failed`/`Timeout`/`Abnormal` and were diagnosed one by one.",
+        "none": "No abnormal training job was found.",
+        "failed": "The training jobs could not be listed:",
+        "table_head": "| Job | Current phase | Confidence | Key error |\n|------|------|------|------|",
+        "recurring": "### Recurring errors",
+        "recurring_head": "| Error | Jobs | Names |\n|------|------|------|",
+        "sep": ", ",
+        "limitations": "### Limitations",
+    },
+    "ja": {
+        "title": "## 異常なトレーニングジョブのスキャン（{region}）",
+        "summary": "{scanned} 件のジョブを一覧し、そのうち `Failed`/`Timeout`/`Abnormal` の {abnormal} 件を個別に診断しました。",
+        "none": "異常なトレーニングジョブは見つかりませんでした。",
+        "failed": "トレーニングジョブを一覧できませんでした：",
+        "table_head": "| ジョブ | 現在の状態 | 確信度 | 主なエラー |\n|------|------|------|------|",
+        "recurring": "### 繰り返し発生しているエラー",
+        "recurring_head": "| エラー | ジョブ数 | ジョブ |\n|------|------|------|",
+        "sep": "、",
+        "limitations": "### 制限事項",
+    },
+}
