@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from diagnosis import engine
+from diagnosis.chart_cli import add_chart_option, write_chart
 from diagnosis.cli import UsageError, add_output_options, emit, run_async
 from diagnosis.replay import BundleError, load_bundle
 
@@ -14,6 +16,7 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("replay", help="diagnose offline from an evidence bundle")
     parser.add_argument("bundle", help="an evidence-bundle/v1 JSON file")
     add_output_options(parser, langs=("en", "fr", "zh", "ja"))
+    add_chart_option(parser)
     parser.set_defaults(handler=handle)
 
 
@@ -25,4 +28,7 @@ def handle(args: argparse.Namespace) -> int:
     lang = engine.resolve_lang(bundle.platform, args.lang)
     diagnosis = run_async(lambda: engine.replay(bundle, lang=lang))
     emit(diagnosis, args, lang=lang)
+    note = write_chart(args, diagnosis, bundle.exchanges)
+    if note:
+        print(note, file=sys.stderr)
     return 0
