@@ -237,11 +237,11 @@ RULES: tuple[Rule, ...] = (
         "COMMUNICATION_FAILURE",
         _rx(
             r"Watchdog caught collective operation timeout|collective operation timeout"
-            r"|NCCL.*time(d)? ?out|HCCL.*time(d)? ?out|ProcessGroupNCCL.*Timeout"
+            r"|NCCL.*time(d)? ?out|HCCL.*time(d)? ?out|ProcessGroupNCCL.*Timeout|NCCL communicator was aborted"
         ),
         (Fix("find_first_failure", changes_resources=False), Fix("nccl_debug")),
         consequence=True,
-        keywords=("watchdog", "collective", "timeout", "timed out", "time out"),
+        keywords=("watchdog", "collective", "timeout", "timed out", "time out", "communicator was aborted"),
     ),
     Rule(
         "nccl_error",

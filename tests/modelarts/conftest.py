@@ -1,0 +1,59 @@
+"""Helpers for the ModelArts tests: bundle paths, replay, schema checks."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from diagnosis import engine
+from diagnosis.models import Bundle, Diagnosis
+from diagnosis.replay import load_bundle, parse_bundle
+
+HERE = Path(__file__).resolve().parent
+BUNDLES = HERE / "bundles"
+GOLDEN = HERE / "golden"
+ROOT = HERE.parent.parent
+SHARED = ROOT.parent / "shared"
+EXAMPLES = SHARED / "examples"
+DEMO_BUNDLES = ROOT / "diagnosis" / "examples" / "modelarts"
+
+
+def bundle_path(name: str) -> Path:
+    return BUNDLES / f"{name}.bundle.json"
+
+
+def load(name: str) -> Bundle:
+    return load_bundle(bundle_path(name))
+
+
+def raw(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(bundle_path(name).read_text(encoding="utf-8"))
+    return data
+
+
+def variant(name: str, change: Callable[[dict[str, Any]], None]) -> Bundle:
+    """A copy of a bundle with one change applied (for families of the same branch)."""
+    data = copy.deepcopy(raw(name))
+    change(data)
+    return parse_bundle(data)
+
+
+def replay(bundle: Bundle, lang: str = "zh") -> Diagnosis:
+    return asyncio.run(engine.replay(bundle, lang=lang))
+
+
+@pytest.fixture
+def check_schema(diagnosis_schema: dict[str, Any]) -> Callable[[Diagnosis], dict[str, Any]]:
+    def check(diagnosis: Diagnosis) -> dict[str, Any]:
+        data = diagnosis.to_json_dict()
+        jsonschema.validate(data, diagnosis_schema)
+        return data
+
+    return check

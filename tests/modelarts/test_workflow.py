@@ -1,0 +1,423 @@
+"""The five-phase workflow, one bundle per branch, replayed through the real client code."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import jsonschema
+import pytest
+
+from diagnosis.models import Diagnosis
+from tests.modelarts.conftest import BUNDLES, EXAMPLES, load, replay, variant
+
+D, E, S, T, P = (
+    "ShowTrainingJobDetails",
+    "ListTrainingJobEvents",
+    "ListTrainingJobStages",
+    "ListTrainingJobs",
+    "ShowTrainingJobLogsPreview",
+)
+
+
+@dataclass(frozen=True)
+class Expect:
+    outcome: str
+    category: str | None
+    confidence: str | None
+    fault_level: str | None
+    calls: list[str]
+    signature: str | None = None  # a part of the signature
+    exit_code: int | None = None
+
+
+EXPECTED: dict[str, Expect] = {
+    # early exit: the task message holds the traceback, nothing else is called
+    "early-exit-file-not-found": Expect(
+        "diagnosed", "CRASH_APP_ERROR", "HIGH", "Fault", [D], "FileNotFoundError", 1
+    ),
+    "early-exit-cuda-oom": Expect(
+        "diagnosed", "CRASH_APP_ERROR", "HIGH", "Fault", [D], "CUDA out of memory", 1
+    ),
+    "early-exit-nccl-error": Expect(
+        "diagnosed", "COMMUNICATION_FAILURE", "HIGH", "Fault", [D], "NCCL error", 1
+    ),
+    "early-exit-obs-missing": Expect(
+        "diagnosed", "DATA_ACCESS_FAILED", "HIGH", "Fault", [D], "MoxFileNotExists", 1
+    ),
+    # platform analysis: HIGH, but no early exit (main path runs, no log preview)
+    "platform-analysis": Expect(
+        "diagnosed", "DATA_ACCESS_FAILED", "HIGH", "Fault", [D, E, S], "OBS path no permission", 2
+    ),
+    # an explicit Error event settles it: no log preview
+    "error-event-image-pull": Expect(
+        "diagnosed", "IMAGE_PULL_FAILED", "HIGH", "Fault", [D, E, S], "Image pull failed"
+    ),
+    "job-timeout": Expect(
+        "diagnosed", "JOB_TIMEOUT", "HIGH", "Fault", [D, E, S], "maximum running time", 143
+    ),
+    "runbook-vocabulary": Expect(
+        "diagnosed", "DATA_ACCESS_FAILED", "HIGH", "Abnormal", [D, E, S], "training directory"
+    ),
+    # extended path: the log preview names the cause
+    "node-failure-xid": Expect("diagnosed", "NODE_FAILURE", "HIGH", "Fault", [D, E, S, P], "Xid", 1),
+    "multi-task-logs": Expect(
+        "diagnosed", "CRASH_APP_ERROR", "HIGH", "Fault", [D, E, S, P, P], "CUDA out of memory", 1
+    ),
+    # exit codes only (M5/M6): MEDIUM
+    "exit-code-139": Expect(
+        "diagnosed", "CRASH_APP_ERROR", "MEDIUM", "Fault", [D, E, S, P], "exit code 139", 139
+    ),
+    "exit-137-killed": Expect(
+        "diagnosed", "OOM_KILLED", "MEDIUM", "Fault", [D, E, S, P], "exit code 137", 137
+    ),
+    "exit-137-unexplained": Expect(
+        "diagnosed", "UNKNOWN", "MEDIUM", "Fault", [D, E, S, P], "exit code 137", 137
+    ),
+    # a stage open for hours on a faulty job, nothing else: where it is stuck
+    "stuck-stage": Expect("diagnosed", "JOB_STALLED", "MEDIUM", "Suspected", [D, E, S, P], "running"),
+    # phase table
+    "completed": Expect("not_a_failure", None, None, "Normal", [D]),
+    "running-healthy": Expect("not_a_failure", None, None, "Normal", [D, S, P]),
+    "running-stalled": Expect("diagnosed", "JOB_STALLED", "MEDIUM", "Suspected", [D, S, P, P], "running"),
+    "creating": Expect("observe", None, None, None, [D]),
+    "pending-short": Expect("observe", None, None, None, [D]),
+    "pending-resources": Expect(
+        "diagnosed", "RESOURCE_INSUFFICIENT", "HIGH", "Abnormal", [D, E], "Insufficient"
+    ),
+    "terminated": Expect("out_of_scope", None, None, None, [D]),
+    # failed calls
+    "unauthorized-401": Expect("permission_denied", None, "LOW", None, [D]),
+    "details-503": Expect("diagnosed", "UNKNOWN", "LOW", "Suspected", [D]),
+    "not-found": Expect("not_found", None, None, None, [D]),
+    # phase 1 by name (M11)
+    "name-several-matches": Expect("needs_input", None, None, None, [T]),
+    "name-substring-match": Expect("diagnosed", "CRASH_APP_ERROR", "HIGH", "Fault", [T, T, D], "KeyError", 1),
+}
+
+
+def test_every_branch_bundle_has_an_expectation() -> None:
+    names = {path.name.removesuffix(".bundle.json") for path in BUNDLES.glob("*.bundle.json")}
+    assert names - {"scan-pages"} == set(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_branch(
+    name: str, check_schema: Callable[[Diagnosis], dict[str, Any]], bundle_schema: dict[str, Any]
+) -> None:
+    bundle = load(name)
+    jsonschema.validate(json.loads((BUNDLES / f"{name}.bundle.json").read_text()), bundle_schema)
+    diagnosis = replay(bundle)
+    data = check_schema(diagnosis)
+    want = EXPECTED[name]
+    assert (data["outcome"], data["category"], data["confidence"], data["fault_level"]) == (
+        want.outcome,
+        want.category,
+        want.confidence,
+        want.fault_level,
+    )
+    assert data["calls"] == want.calls
+    if want.signature is None:
+        assert data["signature"] is None or data["outcome"] == "diagnosed"
+    else:
+        assert want.signature in (data["signature"] or "")
+    assert data["measurements"].get("exit_code") == want.exit_code
+    assert "ShowObsUrlOfTrainingJobLogs" not in data["calls"]
+    # Every piece of evidence cites a call this diagnosis made.
+    assert {item["source"] for item in data["evidence"]} <= set(data["calls"])
+    # LOW never offers a cause or a fix (runbook, rulings M5).
+    if data["confidence"] == "LOW" and data["outcome"] == "diagnosed":
+        assert data["category"] == "UNKNOWN" and data["recommendations"] == []
+        assert data["next_steps"] and data["next_steps"][-1].startswith("建议排查方向")
+    if data["outcome"] == "diagnosed" and data["confidence"] in ("HIGH", "MEDIUM"):
+        assert data["recommendations"] or data["next_steps"]
+
+
+EXAMPLE_NAMES = [
+    "modelarts-early-exit-traceback",
+    "modelarts-insufficient-info",
+    "modelarts-permission-denied",
+]
+EXACT_KEYS = [
+    "outcome",
+    "category",
+    "confidence",
+    "fault_level",
+    "signature",
+    "measurements",
+    "permissions",
+    "calls",
+]
+
+
+@pytest.mark.parametrize("name", EXAMPLE_NAMES)
+def test_shared_examples_replay_exactly(
+    name: str, check_schema: Callable[[Diagnosis], dict[str, Any]]
+) -> None:
+    from diagnosis.replay import load_bundle
+
+    diagnosis = replay(load_bundle(EXAMPLES / f"{name}.bundle.json"))
+    data = check_schema(diagnosis)
+    want = json.loads((EXAMPLES / f"{name}.diagnosis.json").read_text(encoding="utf-8"))
+    for key in EXACT_KEYS:
+        assert data[key] == want[key], key
+    for key, value in want["target"].items():
+        assert data["target"][key] == value, key
+
+
+def test_early_exit_calls_only_the_details() -> None:
+    from diagnosis.replay import load_bundle
+
+    diagnosis = replay(load_bundle(EXAMPLES / "modelarts-early-exit-traceback.bundle.json"))
+    assert diagnosis.calls == [D]
+    assert diagnosis.evidence[1].text.endswith("ModuleNotFoundError: No module named 'timm'")
+    assert "`timm`" in diagnosis.root_cause and "`models/factory.py`" in diagnosis.root_cause
+
+
+TRACEBACK_FAMILIES = [
+    ("ValueError: num_classes must be positive, got 0", "CRASH_APP_ERROR", "参数或数据"),
+    ("RuntimeError: Expected all tensors to be on the same device", "CRASH_APP_ERROR", "运行时错误"),
+    ("IndexError: list index out of range", "CRASH_APP_ERROR", "索引越界"),
+    ("KeyError: 'label'", "CRASH_APP_ERROR", "缺少所需的键"),
+    ("TypeError: forward() missing 1 required positional argument: 'mask'", "CRASH_APP_ERROR", "类型不匹配"),
+    (
+        "ImportError: cannot import name 'packaging' from 'pkg_resources'",
+        "CRASH_APP_ERROR",
+        "`pkg_resources`",
+    ),
+    ("RuntimeError: CUDA error: device-side assert triggered", "CRASH_APP_ERROR", "CUDA 错误"),
+    ("OSError: [Errno 28] No space left on device", "CRASH_APP_ERROR", "磁盘空间不足"),
+    (
+        "RuntimeError: NCCL error: unhandled system error, NCCL version 2.18.1",
+        "COMMUNICATION_FAILURE",
+        "NCCL",
+    ),
+    ("my_pkg.errors.DatasetSchemaError: column 'text' missing", "CRASH_APP_ERROR", "DatasetSchemaError"),
+]
+
+
+@pytest.mark.parametrize(("final_line", "category", "meaning"), TRACEBACK_FAMILIES)
+def test_early_exit_for_each_traceback_family(final_line: str, category: str, meaning: str) -> None:
+    def change(data: dict[str, Any]) -> None:
+        status = data["exchanges"][0]["body"]["status"]["task_statuses"][0]
+        status["message"] = (
+            "Traceback (most recent call last):\n"
+            '  File "/home/ma-user/modelarts/user-job-dir/code/train.py", line 9, in <module>\n'
+            "    main()\n" + final_line
+        )
+
+    diagnosis = replay(variant("early-exit-file-not-found", change))
+    assert diagnosis.calls == [D]
+    assert (diagnosis.category, diagnosis.confidence, diagnosis.signature) == (category, "HIGH", final_line)
+    assert meaning in diagnosis.root_cause
+
+
+def test_explicit_device_memory_line_exits_early_without_a_traceback() -> None:
+    def change(data: dict[str, Any]) -> None:
+        status = data["exchanges"][0]["body"]["status"]["task_statuses"][0]
+        status["message"] = (
+            "EL0004: Failed to allocate memory. Possible Cause: Available memory is insufficient."
+        )
+
+    diagnosis = replay(variant("early-exit-file-not-found", change))
+    assert diagnosis.calls == [D]
+    assert (diagnosis.category, diagnosis.confidence) == ("CRASH_APP_ERROR", "HIGH")
+
+
+def test_a_consequence_traceback_does_not_exit_early() -> None:
+    """A launcher wrapper names no cause: the main and extended paths run (G14, M3)."""
+
+    def change(data: dict[str, Any]) -> None:
+        status = data["exchanges"][0]["body"]["status"]["task_statuses"][0]
+        status["message"] = (
+            "Traceback (most recent call last):\n"
+            '  File "/usr/local/bin/torchrun", line 8, in <module>\n'
+            "    sys.exit(main())\n"
+            "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: train.py FAILED"
+        )
+
+    diagnosis = replay(variant("early-exit-file-not-found", change))
+    assert diagnosis.calls[0] == D and len(diagnosis.calls) > 1
+    # Nothing else was recorded: the consequence is all there is, so it is only most likely.
+    assert diagnosis.confidence == "MEDIUM"
+    assert diagnosis.limitations
+
+
+def test_multi_task_consequence_is_cited_as_such() -> None:
+    diagnosis = replay(load("multi-task-logs"))
+    assert diagnosis.target.phase == "Failed"
+    assert "worker-1" in diagnosis.root_cause and "Watchdog" in diagnosis.root_cause
+    cited = [item.text for item in diagnosis.evidence]
+    assert any("Watchdog caught collective operation timeout" in text for text in cited)
+    assert any("CUDA out of memory" in text for text in cited)
+
+
+def test_permission_denied_lists_the_documented_actions() -> None:
+    diagnosis = replay(load("unauthorized-401"))
+    assert diagnosis.permissions == ["modelarts:trainJob:get", "modelarts:trainJob:list"]
+    assert not any("trainingJobs" in action or "logExport" in action for action in diagnosis.permissions)
+    assert any("401" in step for step in diagnosis.next_steps)
+
+
+def test_a_denied_later_call_stops_with_permissions() -> None:
+    def change(data: dict[str, Any]) -> None:
+        for exchange in data["exchanges"]:
+            if exchange["op"] == "ListTrainingJobEvents":
+                exchange["status"] = 403
+                exchange["body"] = {"error_code": "APIGW.0306", "error_msg": "API access denied"}
+
+    diagnosis = replay(variant("exit-code-139", change))
+    assert diagnosis.outcome == "permission_denied"
+    assert diagnosis.target.phase == "Failed"
+    assert diagnosis.permissions == ["modelarts:trainJob:get", "modelarts:trainJob:list"]
+
+
+def test_5xx_and_timeouts_on_details_are_low_with_the_runbook_advice() -> None:
+    diagnosis = replay(load("details-503"))
+    assert diagnosis.next_steps[-1].startswith("建议排查方向")
+    assert "c1d4f2e6a8b05d3f97e1c3a5b7d9f124" in diagnosis.next_steps[-1]  # the request id for the ticket
+
+    def drop(data: dict[str, Any]) -> None:
+        data["exchanges"] = []
+
+    unanswered = replay(variant("details-503", drop))
+    assert (unanswered.outcome, unanswered.category, unanswered.confidence) == ("diagnosed", "UNKNOWN", "LOW")
+    assert unanswered.calls == [D]
+    assert any("not recorded" in item.text for item in unanswered.evidence)
+
+
+def test_several_matches_ask_which_job() -> None:
+    diagnosis = replay(load("name-several-matches"))
+    question = diagnosis.questions[0]
+    assert question.key == "job_id" and question.choices is not None
+    assert [choice.value for choice in question.choices] == [
+        "6d8f0a2c-4e7b-4951-9def-57a9b1d3f580",
+        "7e9a1b3d-5f8c-4a62-8ef0-68b0c2e4a691",
+    ]
+    assert "Failed" in question.choices[0].label and "2026-06-09T22:00:00Z" in question.choices[0].label
+
+
+def test_name_without_any_match_is_not_found() -> None:
+    def change(data: dict[str, Any]) -> None:
+        data["request"]["job_name"] = "no-such-job"
+        for exchange in data["exchanges"]:
+            if exchange["op"] == "ListTrainingJobs" and "name" in exchange["args"]:
+                exchange["args"]["name"] = "no-such-job"
+
+    diagnosis = replay(variant("name-substring-match", change))
+    assert diagnosis.outcome == "not_found"
+    assert diagnosis.calls == [T, T]
+    assert "no-such-job" in diagnosis.root_cause and "cn-north-4" in diagnosis.root_cause
+
+
+def test_stalled_reports_the_stage_and_both_durations() -> None:
+    diagnosis = replay(load("running-stalled"))
+    # stage open since 01:02:10Z, now 06:00Z; newest log line 10:12:31 China time = 02:12:31Z
+    assert "`running`" in diagnosis.root_cause
+    assert "4 小时 57 分钟" in diagnosis.root_cause and "3 小时 47 分钟" in diagnosis.root_cause
+
+
+def test_stall_needs_both_clocks_old() -> None:
+    """A fresh log line keeps a long stage from being called stalled (M8)."""
+
+    def change(data: dict[str, Any]) -> None:
+        for exchange in data["exchanges"]:
+            if exchange["op"] == "ShowTrainingJobLogsPreview" and exchange["args"]["task_id"] == "worker-1":
+                exchange["body"]["content"] += "2026-06-10 13:55:00 INFO epoch 1 step 911 loss=1.00\n"
+
+    diagnosis = replay(variant("running-stalled", change))
+    assert diagnosis.outcome == "not_a_failure"
+
+
+def test_zone_doubt_is_not_a_stall() -> None:
+    """A naive time that is over 1 hour old as China time but not as UTC stays a doubt (G15)."""
+
+    def change(data: dict[str, Any]) -> None:
+        data["captured_at"] = "2026-06-10T10:40:00Z"
+        for exchange in data["exchanges"]:
+            if exchange["op"] == "ShowTrainingJobLogsPreview":
+                exchange["body"]["content"] = "2026-06-10 10:05:00 INFO epoch 1 step 900 loss=1.02\n"
+
+    diagnosis = replay(variant("running-stalled", change))
+    assert diagnosis.outcome == "not_a_failure"
+    assert any("UTC+8" in text for text in diagnosis.limitations)
+
+
+def test_running_without_readable_timestamps_is_normal_with_a_limitation() -> None:
+    def change(data: dict[str, Any]) -> None:
+        for exchange in data["exchanges"]:
+            if exchange["op"] == "ShowTrainingJobLogsPreview":
+                exchange["body"]["content"] = "epoch 1 step 900 loss=1.02\n"
+
+    diagnosis = replay(variant("running-stalled", change))
+    assert diagnosis.outcome == "not_a_failure"
+    assert any("时间戳" in text for text in diagnosis.limitations)
+
+
+def test_pending_with_only_scheduling_wording_is_medium() -> None:
+    def change(data: dict[str, Any]) -> None:
+        events = data["exchanges"][1]["body"]["events"]
+        events[1]["message"] = "FailedScheduling: the job could not be scheduled yet"
+
+    diagnosis = replay(variant("pending-resources", change))
+    assert (diagnosis.category, diagnosis.confidence) == ("RESOURCE_INSUFFICIENT", "MEDIUM")
+
+
+def test_pending_long_without_any_reason_is_observe() -> None:
+    def change(data: dict[str, Any]) -> None:
+        data["exchanges"][1]["body"]["events"] = data["exchanges"][1]["body"]["events"][:1]
+
+    diagnosis = replay(variant("pending-resources", change))
+    assert diagnosis.outcome == "observe"
+
+
+def test_preview_truncation_and_runbook_vocabulary_are_read() -> None:
+    def change(data: dict[str, Any]) -> None:
+        for exchange in data["exchanges"]:
+            if exchange["op"] == "ShowTrainingJobLogsPreview":
+                body = exchange["body"]
+                exchange["body"] = {"log": body["content"], "next_marker": "m-2"}
+
+    diagnosis = replay(variant("exit-137-killed", change))
+    assert diagnosis.category == "OOM_KILLED"
+    assert any("worker-0" in text for text in diagnosis.limitations)
+
+
+def test_malformed_answers_give_a_partial_diagnosis_not_a_traceback() -> None:
+    def change(data: dict[str, Any]) -> None:
+        for exchange in data["exchanges"]:
+            if exchange["op"] == "ListTrainingJobEvents":
+                exchange["body"] = {"events": "not a list", "total": None}
+            if exchange["op"] == "ListTrainingJobStages":
+                exchange["body"] = ["unexpected"]
+            if exchange["op"] == "ShowTrainingJobLogsPreview":
+                exchange["body"] = {"content": None}
+
+    diagnosis = replay(variant("exit-code-139", change))
+    assert (diagnosis.category, diagnosis.confidence) == ("CRASH_APP_ERROR", "MEDIUM")
+    assert diagnosis.limitations
+
+
+def test_details_that_are_not_a_job_are_low() -> None:
+    def change(data: dict[str, Any]) -> None:
+        data["exchanges"][0]["body"] = {"unexpected": True}
+
+    diagnosis = replay(variant("completed", change))
+    assert (diagnosis.outcome, diagnosis.confidence) == ("diagnosed", "LOW")
+
+
+def test_the_same_bundle_gives_the_same_answer_whatever_the_wall_clock() -> None:
+    first = replay(load("running-stalled")).to_json_dict()
+    second = replay(load("running-stalled")).to_json_dict()
+    assert first == second
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_free_text_follows_the_language(lang: str) -> None:
+    diagnosis = replay(load("early-exit-file-not-found"), lang=lang)
+    marker = {"en": "The complete traceback", "ja": "完全なトレースバック"}[lang]
+    assert marker in diagnosis.root_cause
+    # The signature and evidence stay verbatim (G9).
+    assert diagnosis.signature is not None and diagnosis.signature.startswith("FileNotFoundError")
