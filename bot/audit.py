@@ -5,17 +5,13 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from diagnosis.masking import mask
+from diagnosis.masking import MaskingFilter, mask
 
 AUDIT_LOGGER = "diagnose.audit"
 
 
 def audit_logger() -> logging.Logger:
     logger = logging.getLogger(AUDIT_LOGGER)
-    try:
-        from diagnosis.masking import MaskingFilter  # type: ignore[attr-defined]
-    except ImportError:  # masking is the engine's; until its filter lands, lines are masked below
-        return logger
     if not any(isinstance(existing, MaskingFilter) for existing in logger.filters):
         logger.addFilter(MaskingFilter())
     return logger

@@ -47,13 +47,38 @@ class DiagnosisBackend(Protocol):
         """Known values for a missing identifier (buttons); empty when only free text can answer."""
         ...
 
-    async def scan(self, platform: Platform, *, region: str | None, lang: str | None) -> dict[str, Any]: ...
+    async def scan(
+        self, platform: Platform, *, region: str | None, lang: str | None, now: datetime
+    ) -> dict[str, Any]:
+        """scan/v1 (rulings M13) for a region."""
+        ...
 
     async def log_url(self, *, job_id: str, task_id: str, region: str | None) -> str: ...
 
 
 async def _maybe_await(value: Any) -> Any:
     return await value if inspect.isawaitable(value) else value
+
+
+class ObservedSource:
+    """A source that tells the observer each op before fetching it (replay sources have no observer
+    of their own); every other attribute is the wrapped source's."""
+
+    def __init__(self, inner: Any, observer: Observer) -> None:
+        self._inner = inner
+        self._observer = observer
+
+    @property
+    def calls(self) -> list[str]:
+        calls: list[str] = self._inner.calls
+        return calls
+
+    async def fetch(self, op: str, /, *, variant: str | None = None, **args: Any) -> Any:
+        self._observer(op)
+        return await self._inner.fetch(op, variant=variant, **args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
 
 
 class LiveBackend:
@@ -74,13 +99,19 @@ class LiveBackend:
     def suggestions(self, draft: RequestDraft, key: str) -> list[Choice]:
         return []
 
-    async def scan(self, platform: Platform, *, region: str | None, lang: str | None) -> dict[str, Any]:
+    async def scan(
+        self, platform: Platform, *, region: str | None, lang: str | None, now: datetime
+    ) -> dict[str, Any]:
         if platform != "modelarts":
             raise BackendUnavailable("scan is available for ModelArts only")
+        from diagnosis.modelarts.backend import BACKEND as MODELARTS
         from diagnosis.modelarts.scan import run_scan
 
-        result = await _maybe_await(run_scan(region=region))
-        data: dict[str, Any] = result.to_json_dict() if hasattr(result, "to_json_dict") else dict(result)
+        async with MODELARTS.live_sources(region=region) as make_source:
+            result = await run_scan(
+                make_source, region=region, now=now, lang=engine.resolve_lang("modelarts", lang)
+            )
+        data: dict[str, Any] = result.to_json_dict()
         return data
 
     async def log_url(self, *, job_id: str, task_id: str, region: str | None) -> str:
@@ -132,11 +163,10 @@ class BundlesBackend:
             raise NoMatchingBundle(self.drafts())
         bundle = matched[0]
         async with engine.backend(bundle.platform).replay_source(bundle) as source:
-            if observer is not None and hasattr(source, "observer"):
-                source.observer = observer
+            observed: Any = ObservedSource(source, observer) if observer is not None else source
             # The bundle's own moment and request: a replay gives the recorded answer, whatever today is.
             return await engine.diagnose_with(
-                engine.request_from_bundle(bundle), source, now=bundle.captured_at, lang=lang
+                engine.request_from_bundle(bundle), observed, now=bundle.captured_at, lang=lang
             )
 
     def suggestions(self, draft: RequestDraft, key: str) -> list[Choice]:
@@ -154,7 +184,9 @@ class BundlesBackend:
                 choices[value] = _choice_label(candidate, key, value)
         return [Choice(value=value, label=label) for value, label in choices.items()]
 
-    async def scan(self, platform: Platform, *, region: str | None, lang: str | None) -> dict[str, Any]:
+    async def scan(
+        self, platform: Platform, *, region: str | None, lang: str | None, now: datetime
+    ) -> dict[str, Any]:
         results: list[dict[str, Any]] = []
         by_category: dict[str, int] = {}
         for bundle in self.bundles:

@@ -169,6 +169,7 @@ class FollowUps:
                     platform,
                     region=region,
                     lang=engine_lang(services, channel=asker.channel, explicit=asker.lang),
+                    now=services.now(),
                 )
             )
         except Exception as exc:

@@ -115,6 +115,9 @@ def run_gunicorn(
             self.cfg.set("graceful_timeout", 30)
             self.cfg.set("keepalive", 5)
             self.cfg.set("accesslog", None)
+            # No runtime control socket: nothing outside the process manages this server.
+            if "control_socket_disable" in self.cfg.settings:
+                self.cfg.set("control_socket_disable", True)
             if on_ready is not None:
 
                 def when_ready(server: Any) -> None:

@@ -67,7 +67,9 @@ class ScriptedBackend:
     def suggestions(self, draft: RequestDraft, key: str) -> list[Choice]:
         return list(self.known.get(key, []))
 
-    async def scan(self, platform: Platform, *, region: str | None, lang: str | None) -> dict[str, Any]:
+    async def scan(
+        self, platform: Platform, *, region: str | None, lang: str | None, now: datetime
+    ) -> dict[str, Any]:
         return {
             "schema": "scan/v1",
             "platform": platform,

@@ -1,0 +1,189 @@
+"""`diagnose bot`: the Slack bot. Socket Mode by default; `--http` serves `POST /slack/events`.
+
+    diagnose bot                         # Socket Mode (SLACK_BOT_TOKEN, SLACK_APP_TOKEN)
+    diagnose bot --http --port 3000      # HTTP mode (SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET), gunicorn
+    diagnose bot --bundles DIR           # answer from recorded bundles only (demo, no cloud)
+
+Without DIAGNOSE_POLICY a new install answers from the built-in demo bundles only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import diagnosis
+from diagnosis.cli import UsageError
+from diagnosis.masking import MaskingFilter
+
+# The demo bundles shipped with the engine (package data of `diagnosis`).
+BUILTIN_BUNDLES = Path(diagnosis.__file__).resolve().parent / "examples"
+log = logging.getLogger("diagnose.bot")
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("bot", help="run the Slack bot (Socket Mode, or --http)")
+    parser.add_argument(
+        "--http", action="store_true", help="HTTP mode: serve POST /slack/events and GET /healthz"
+    )
+    parser.add_argument("--host", default="0.0.0.0", help="HTTP mode: address to bind (default 0.0.0.0)")
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=int(os.environ.get("PORT", "3000")),
+        help="HTTP mode: port (default 3000, 0 = any free port)",
+    )
+    parser.add_argument(
+        "--threads", type=int, default=32, help="HTTP mode: request threads per worker (default 32)"
+    )
+    parser.add_argument(
+        "--workers", type=int, default=1, help="HTTP mode: gunicorn worker processes (default 1)"
+    )
+    parser.add_argument(
+        "--server",
+        choices=("gunicorn", "threaded"),
+        default="gunicorn",
+        help="HTTP mode: gunicorn (default) or a single-process threading server",
+    )
+    parser.add_argument(
+        "--bundles", metavar="DIR", help="answer from the evidence bundles in DIR (demo mode)"
+    )
+    parser.add_argument(
+        "--log-level", default=os.environ.get("LOG_LEVEL", "INFO"), help="log level (default INFO)"
+    )
+    parser.set_defaults(handler=handle)
+
+
+def configure_logging(level: str) -> None:
+    """Every line through the masking filter; Bolt's verification logger (it logs request bodies) quiet."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
+    handler.addFilter(MaskingFilter())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
+    logging.getLogger("slack_bolt").setLevel(logging.WARNING)
+    # Bolt also reads SLACK_BOT_TOKEN itself and warns that the client's token wins: it is the same one.
+    logging.getLogger("slack_bolt.App").addFilter(lambda record: "`token` will be unused" not in record.getMessage())
+    logging.getLogger("slack_sdk").setLevel(logging.WARNING)
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from bot.settings import BotSettings
+
+    configure_logging(args.log_level)
+    settings = BotSettings()
+    bot_token = settings.bot_token.get_secret_value() if settings.bot_token else None
+    if not bot_token:
+        raise UsageError("set SLACK_BOT_TOKEN (the xoxb- bot token of the Slack app)")
+    if os.environ.get("SLACK_CLIENT_ID") and os.environ.get("SLACK_CLIENT_SECRET"):
+        # Bolt would switch to OAuth and ignore the bot token (shared/reference/slack.md 5.3).
+        raise UsageError("unset SLACK_CLIENT_ID / SLACK_CLIENT_SECRET: this bot runs with a single bot token")
+    backend_factory = _backend_factory(args, settings)
+    backend_factory()  # fail early (bad directory, bad policy) before serving
+    if args.http:
+        secret = settings.signing_secret.get_secret_value() if settings.signing_secret else None
+        if not secret:
+            raise UsageError("HTTP mode needs SLACK_SIGNING_SECRET (Basic Information → Signing Secret)")
+        return _serve_http(args, settings, bot_token, secret, backend_factory)
+    app_token = settings.app_token.get_secret_value() if settings.app_token else None
+    if not app_token:
+        raise UsageError(
+            "Socket Mode needs SLACK_APP_TOKEN (an xapp- token with connections:write), or use --http"
+        )
+    return _serve_socket_mode(settings, bot_token, app_token, backend_factory)
+
+
+def _backend_factory(args: argparse.Namespace, settings: Any) -> Any:
+    from bot.backends import BundlesBackend, LiveBackend
+    from bot.policy import PolicyError, load_policy
+
+    try:
+        policy = load_policy(settings.policy_path)
+    except PolicyError as exc:
+        raise UsageError(str(exc)) from None
+    directory: Path | None = None
+    if args.bundles:
+        directory = Path(args.bundles)
+    elif policy.demo_only:
+        directory = BUILTIN_BUNDLES
+        log.warning("no access policy (DIAGNOSE_POLICY): answering from the demo bundles only")
+    if directory is not None and not directory.is_dir():
+        raise UsageError(f"--bundles {directory}: not a directory")
+
+    def make() -> tuple[Any, Any]:
+        if directory is not None:
+            backend = BundlesBackend(directory)
+            if not backend.bundles:
+                raise UsageError(f"no evidence bundle in {directory}")
+            return backend, policy
+        return LiveBackend(), policy
+
+    return make
+
+
+def _build(
+    settings: Any, bot_token: str, secret: str | None, backend_factory: Any, *, socket_mode: bool
+) -> Any:
+    from bot.app import build_app, create_runtime
+    from bot.slack_client import make_client
+    from bot.state import open_store
+
+    backend, policy = backend_factory()
+    client = make_client(token=bot_token, base_url=settings.api_url)
+    store = open_store(redis_url=settings.redis_url, sqlite_path=settings.state_path)
+    runtime = create_runtime(
+        backend=backend,
+        store=store,
+        policy=policy,
+        client=client,
+        diagnosis_slots=settings.diagnosis_slots,
+        max_waiting=settings.max_waiting,
+        progress_interval=settings.progress_interval_seconds,
+    )
+    app = build_app(runtime, client=client, signing_secret=secret, socket_mode=socket_mode)
+    log.info(
+        "bot ready: backend=%s state=%s",
+        backend.name,
+        "redis" if settings.redis_url else settings.state_path,
+    )
+    return app, store
+
+
+def _serve_http(
+    args: argparse.Namespace, settings: Any, bot_token: str, secret: str, backend_factory: Any
+) -> int:
+    from bot.server import ThreadedServer, run_gunicorn, wsgi_app
+
+    def load() -> Any:
+        app, store = _build(settings, bot_token, secret, backend_factory, socket_mode=False)
+        return wsgi_app(app, ready=lambda: {"state": store.ping()})
+
+    def announce(address: str) -> None:
+        print(f"listening on {address}", flush=True)
+
+    if args.server == "threaded":
+        server = ThreadedServer(load(), host=args.host, port=args.port)
+        announce(server.url)
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            server.stop()
+        return 0
+    run_gunicorn(
+        load, host=args.host, port=args.port, threads=args.threads, workers=args.workers, on_ready=announce
+    )
+    return 0
+
+
+def _serve_socket_mode(settings: Any, bot_token: str, app_token: str, backend_factory: Any) -> int:
+    from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+    app, _store = _build(settings, bot_token, None, backend_factory, socket_mode=True)
+    SocketModeHandler(app, app_token).start()
+    return 0
