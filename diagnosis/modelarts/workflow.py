@@ -661,7 +661,7 @@ class _Run:
                     field=analysis.path,
                     line=analysis.description.strip(),
                     excerpt=_shorten(analysis.description),
-                    values=values,
+                    values={**values, "solution": analysis.solution or ""},
                     order=analysis.index,
                 )
             )
@@ -1013,8 +1013,10 @@ class _Run:
             for consequence in self.consequences:
                 self._cite_signal(consequence)
         recommendations = self._recommendations(winner.rule.fixes, winner.values, medium=False)
-        if winner.rule is _ANALYSIS_RULE and winner.values.get("solution"):
-            recommendations = [Recommendation(text=winner.values["solution"], changes_resources=True)]
+        if winner.kind == "analysis" and winner.values.get("solution"):
+            # The platform's own solution first; the rule's plans after it.
+            platform_fix = Recommendation(text=winner.values["solution"].strip(), changes_resources=True)
+            recommendations = [platform_fix, *recommendations]
         return self._result(
             "diagnosed",
             category=winner.category,
