@@ -284,6 +284,14 @@ def compose_diagnosed(context: Context) -> Composed:
     # Evidence: the signals behind the verdict first, then what quantifies them.
     if verdict.supporting:
         evidence.extend(_signal_evidence(verdict.supporting, limit=MAX_SIGNAL_EVIDENCE))
+    if category == "INIT_FAILED" and verdict.winner is not None:
+        # The init container's own log says why it exited.
+        init_logs = [
+            signal
+            for signal in context.signals
+            if signal.observation.kind == "log" and signal.observation.container == verdict.winner.observation.container
+        ]
+        evidence.extend(_signal_evidence(init_logs, limit=2))
     if verdict.unexplained_kill is not None:
         evidence.extend(_signal_evidence([verdict.unexplained_kill], limit=1))
     others = [s for s in context.signals if s.rule.role in ("crash_loop", "pod_error")]

@@ -4,8 +4,8 @@ Signals of the category read from the workload's events and history are points o
 Points less than 120 s apart (each within 120 s of the previous) are one occurrence: the
 `PhaseUpdate` to a failed/stopped phase, the events of that termination, several pods of one gang.
 A failed `PhaseUpdate` only joins an occurrence, it never makes one alone. The same event id seen
-in the events endpoint and in history is one event. The current failure is a point of its own
-(it normally joins the chain of its own events) so that it counts even when history lacks it.
+in the events endpoint and in history is one event. The current failure counts once: through its
+own signals when the current run has some, else as an occurrence of its own (history may lack it).
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ def count_failures(
     *,
     category: Category,
     current_failure_at: datetime | None,
+    current_run_start: datetime | None = None,
     now: datetime,
     lookback: timedelta,
 ) -> RecurrenceCount:
@@ -74,7 +75,16 @@ def count_failures(
             seen_event_ids.add(observation.event_id)
         points.append(_Point(observation.at, maker=True, signal=signal))
     if current_failure_at is not None:
-        points.append(_Point(current_failure_at, maker=True, signal=None))
+        # The current failure makes an occurrence of its own only when no signal of the category
+        # belongs to the current run (history may lack it); otherwise it only joins, like the
+        # failed PhaseUpdate it usually is.
+        in_history = any(
+            point.maker
+            and (current_run_start is None or point.at >= current_run_start)
+            and point.at <= current_failure_at + CHAIN_GAP
+            for point in points
+        )
+        points.append(_Point(current_failure_at, maker=not in_history, signal=None))
     points.sort(key=lambda point: (point.at, not point.maker))
 
     chains: list[list[_Point]] = []
@@ -86,23 +96,17 @@ def count_failures(
 
     cut = now - lookback
     occurrences: list[Occurrence] = []
-    current_inside = False
     for chain in chains:
         makers = [point for point in chain if point.maker]
-        if not makers:
+        if not makers or not cut <= makers[0].at <= now:
             continue
-        failure_at = makers[0].at
-        includes_current = any(point.signal is None for point in chain)
-        if not cut <= failure_at <= now:
-            continue
-        if includes_current:
-            current_inside = True
         occurrences.append(
             Occurrence(
                 start=chain[0].at,
                 end=chain[-1].at,
                 signals=[point.signal for point in chain if point.signal is not None],
-                includes_current=includes_current,
+                includes_current=any(point.signal is None for point in chain),
             )
         )
+    current_inside = current_failure_at is None or cut <= current_failure_at <= now
     return RecurrenceCount(count=len(occurrences), occurrences=occurrences, current_inside=current_inside)

@@ -473,9 +473,18 @@ RULES: tuple[Rule, ...] = (
             "bus_error",
             "disk_full",
             "child_failed",
-            "error",
+            "data_access",
         ),
         category="CRASH_APP_ERROR",
+        signature=lambda obs: quote(obs.message, limit=300),
+    ),
+    # A generic `ERROR …` line names a failure less surely than a traceback: indirect (MEDIUM).
+    Rule(
+        "log_error_line",
+        "cause",
+        _log("error"),
+        category="CRASH_APP_ERROR",
+        direct=False,
         signature=lambda obs: quote(obs.message, limit=300),
     ),
     Rule(
@@ -594,15 +603,17 @@ _KIND_ORDER = (
     "spec",
 )
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_RULE_RANK = {rule.name: index for index, rule in enumerate(RULES)}
 
 
-def _specific_first(signal: Signal) -> tuple[int, datetime]:
+def _specific_first(signal: Signal) -> tuple[int, int, bool, datetime]:
+    """Most specific source kind, then the most specific rule (a registry error before a bare
+    ErrImagePull), then the earliest failure (G14/G15; no time counts as earliest)."""
     kind = signal.observation.kind
-    # Within one kind the earliest failure wins (G14/G15); no time counts as earliest.
-    return (
-        _KIND_ORDER.index(kind) if kind in _KIND_ORDER else len(_KIND_ORDER),
-        signal.observation.at or _EPOCH,
-    )
+    kind_rank = _KIND_ORDER.index(kind) if kind in _KIND_ORDER else len(_KIND_ORDER)
+    # A terminated state with its exit code says more than the waiting state that follows it.
+    no_exit_code = signal.observation.exit_code is None
+    return (kind_rank, _RULE_RANK[signal.rule.name], no_exit_code, signal.observation.at or _EPOCH)
 
 
 @dataclass

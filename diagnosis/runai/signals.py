@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from diagnosis.runai import parse
@@ -387,7 +387,9 @@ def from_log_findings(
         stamp = getattr(finding, "timestamp", None)
         at = getattr(stamp, "value", None) if stamp is not None else None
         if at is not None and at.tzinfo is None:
-            at = at.replace(tzinfo=finished_at.tzinfo) if finished_at is not None else None
+            # No offset in the line: every container of one job logs in the same zone, so reading
+            # them all as UTC keeps their order, which is all logs are compared on (G15).
+            at = at.replace(tzinfo=UTC)
         found.append(
             Observation(
                 source="k8s.read_pod_log",
@@ -400,6 +402,7 @@ def from_log_findings(
                 container=container,
                 log_kind=str(getattr(finding, "kind", "error")),
                 consequence=bool(getattr(finding, "is_consequence", False)),
+                exit_code=getattr(finding, "exit_code", None),
                 extra={"exception_name": getattr(finding, "exception_name", None)},
             )
         )

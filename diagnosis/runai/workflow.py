@@ -971,11 +971,13 @@ class _Run:
             metrics_answer=metrics_answer,
         )
         recurrence: Recurrence | None = None
+        failure_at = self._current_failure_at(verdict)
         if self.history_read and verdict.category != "UNKNOWN":
             counted = count_failures(
                 signals,
                 category=verdict.category,
-                current_failure_at=self._current_failure_at(verdict),
+                current_failure_at=failure_at,
+                current_run_start=self._run_start(failure_at),
                 now=self.now,
                 lookback=self.lookback,
             )
@@ -1016,6 +1018,22 @@ class _Run:
             calls=list(self.source.calls),
         )
         return diagnosis
+
+    def _run_start(self, failure_at: datetime | None) -> datetime | None:
+        """When the run that failed started: the newest Started event or Running phase update
+        before the failure, else the workload's creation."""
+        assert self.status is not None
+        starts = [
+            o.at
+            for o in self.event_observations + self.history_observations
+            if o.at is not None
+            and (failure_at is None or o.at <= failure_at)
+            and (
+                (o.kind == "event" and o.reason.lower() == "started")
+                or (o.kind == "phase_update" and o.reason.lower() == "running")
+            )
+        ]
+        return max(starts) if starts else parse_instant(self.status.createdAt)
 
     def _current_failure_at(self, verdict: Verdict) -> datetime | None:
         assert self.status is not None
