@@ -330,7 +330,7 @@ def _duration(value: Any) -> timedelta | None:
     clock = re.fullmatch(r"(\d+):(\d{2}):(\d{2})", text)
     if clock:
         return timedelta(hours=int(clock[1]), minutes=int(clock[2]), seconds=int(clock[3]))
-    parts = re.findall(r"(\d+(?:\.\d+)?)\s*(d|h|m|s|ms)\b", text)
+    parts = re.findall(r"(\d+(?:\.\d+)?)\s*(ms|d|h|m|s)(?![a-z])", text)
     if not parts:
         return None
     units = {"d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}

@@ -145,7 +145,9 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "node_lost",
         "NODE_FAILURE",
-        _rx(r"node (is )?(lost|not ?ready)|NodeNotReady|node .*became unavailable|节点故障|节点异常"),
+        _rx(
+            r"\bnode\b.{0,60}?\b(lost|not ?ready)\b|NodeNotReady|node .*became unavailable|节点故障|节点异常"
+        ),
         (RERUN_ELSEWHERE, TICKET),
         keywords=("lost", "notready", "not ready", "unavailable", "节点"),
     ),
