@@ -146,6 +146,10 @@ class Diagnosis(_Model):
         """The contract's JSON: measurements only carry known keys; other absent fields are null/empty."""
         data = self.model_dump(mode="json", by_alias=True)
         data["measurements"] = {k: v for k, v in data["measurements"].items() if v is not None}
+        for question in data["questions"]:
+            # `choices` is optional: absent, never null (the schema wants an array when present).
+            if question.get("choices") is None:
+                question.pop("choices", None)
         return data
 
 
