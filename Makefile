@@ -40,3 +40,14 @@ bot: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+
+# Slack report previews of the shared examples (HTML + headless-Chromium PNG, memory charts):
+# out/preview/<example>/report.html, report.png, memory.png. Needs Debian's `chromium`.
+SHARED ?= ../shared
+PREVIEW_OUT ?= out/preview
+.PHONY: preview
+preview: $(STAMP)
+	@for bundle in $(SHARED)/examples/*.bundle.json; do \
+	  name=$$(basename "$$bundle" .bundle.json); \
+	  $(BIN)/diagnose preview "$$bundle" --out "$(PREVIEW_OUT)/$$name" || exit 1; \
+	done

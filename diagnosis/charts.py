@@ -570,7 +570,7 @@ def _as_datetime(num2date: Any, value: Any) -> datetime:
 
 @dataclass(frozen=True)
 class RecurringCause:
-    kind: str  # "signature", "image", "node"
+    kind: str  # what the jobs share: "signature"
     value: str
     count: int
     jobs: tuple[str, ...] = ()
@@ -592,28 +592,15 @@ def scan_counts(scan: Mapping[str, Any]) -> dict[str, int]:
 
 
 def recurring_causes(scan: Mapping[str, Any]) -> list[RecurringCause]:
-    """Causes seen in two or more results, most frequent first.
+    """Error signatures shared by two or more diagnosed jobs, most frequent first.
 
-    A scan that lists its own recurring causes (`recurring: [{kind, value, count, jobs}]`) is taken
-    as is; otherwise the results are grouped by `signature` (the same failure signature in two jobs).
+    scan/v1 carries no recurring-cause list of its own: the results are grouped by `signature`, as
+    the scan's Markdown does (diagnosis/modelarts/scan.py `ScanResult.recurring`).
     """
-    listed = scan.get("recurring")
-    if isinstance(listed, list):
-        causes = [
-            RecurringCause(
-                kind=str(item.get("kind") or "signature"),
-                value=str(item.get("value") or ""),
-                count=int(item.get("count") or 0),
-                jobs=tuple(str(job) for job in item.get("jobs") or [] if job),
-            )
-            for item in _dicts(listed)
-            if item.get("value") and isinstance(item.get("count"), int) and item["count"] >= 2
-        ]
-        return sorted(causes, key=lambda cause: (-cause.count, cause.kind, cause.value))
     jobs_by_signature: dict[str, list[str]] = {}
     for result in _dicts(scan.get("results")):
         signature = result.get("signature")
-        if not signature:
+        if not signature or result.get("outcome", "diagnosed") != "diagnosed":
             continue
         target = _mapping(result.get("target"))
         name = str(target.get("name") or target.get("job_id") or target.get("workload_id") or "?")

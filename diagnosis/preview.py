@@ -74,7 +74,7 @@ body { margin: 0; padding: 24px; background: #ffffff; color: #1d1c1d;
 .name { font-weight: 900; }
 .app { margin-left: 4px; padding: 0 3px; border-radius: 2px; background: #e8e8e8; color: #616061;
   font-size: 10px; font-weight: 700; vertical-align: 2px; }
-.block { margin: 4px 0; overflow-wrap: anywhere; }
+.block { margin: 4px 0; overflow-wrap: anywhere; white-space: pre-wrap; }
 .header { font-size: 18px; font-weight: 900; line-height: 1.33; margin: 8px 0 4px; }
 .fields { display: grid; grid-template-columns: 1fr 1fr; gap: 8px 16px; }
 .with-accessory { display: flex; gap: 12px; align-items: flex-start; }

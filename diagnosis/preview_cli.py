@@ -94,7 +94,8 @@ def write_preview(
     html_path.write_text(page, encoding="utf-8")
     png_path: Path | None = None
     if take_screenshot:
-        png_path = screenshot(html_path, out_dir / "report.png", width=width)
+        png_path = out_dir / "report.png"
+        screenshot(html_path, png_path, width=width)
     return PreviewFiles(html=html_path, png=png_path, memory_png=memory_png, notes=tuple(notes))
 
 
