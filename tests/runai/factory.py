@@ -67,7 +67,9 @@ class Scenario:
         return self.captured_at - timedelta(**delta)
 
     # --- exchanges ---
-    def add(self, op: str, args: Json, body: Any = None, *, status: int = 200, text: str | None = None) -> Scenario:
+    def add(
+        self, op: str, args: Json, body: Any = None, *, status: int = 200, text: str | None = None
+    ) -> Scenario:
         exchange: Json = {"op": op, "args": args, "status": status}
         if text is not None:
             exchange["text"] = text
@@ -98,7 +100,7 @@ class Scenario:
         memory: tuple[str, str] | None = ("16Gi", "16Gi"),
         workload_id: str | None = None,
         workload_type: str | None = None,
-        namespace: str | None | bool = True,
+        namespace: str | bool | None = True,
         cluster: str | None = None,
         phase_reason: str | None = None,
         pending_messages: list[Json] | None = None,
@@ -280,11 +282,15 @@ class Scenario:
 
     # --- common exchanges ---
     def status(self, body: Json, *, status: int = 200, workload_id: str | None = None) -> Scenario:
-        return self.add("get_workload_status", {"workloadId": workload_id or self.workload_id}, body, status=status)
+        return self.add(
+            "get_workload_status", {"workloadId": workload_id or self.workload_id}, body, status=status
+        )
 
     def events(self, events: list[Json] | None, *, workload_id: str | None = None) -> Scenario:
         return self.add(
-            "get_workload_events", {"workloadId": workload_id or self.workload_id}, {"events": events, "next": None}
+            "get_workload_events",
+            {"workloadId": workload_id or self.workload_id},
+            {"events": events, "next": None},
         )
 
     def spec_answer(self, body: Json, *, status: int = 200) -> Scenario:
@@ -345,8 +351,16 @@ class Scenario:
         body: Json = {
             "kind": "Pod",
             "apiVersion": "v1",
-            "metadata": {"name": name or self.pod, "namespace": self.namespace, "uid": uid(self.key, "k8s-pod")},
-            "spec": {"nodeName": node or self.node, "restartPolicy": "OnFailure", "containers": spec_containers},
+            "metadata": {
+                "name": name or self.pod,
+                "namespace": self.namespace,
+                "uid": uid(self.key, "k8s-pod"),
+            },
+            "spec": {
+                "nodeName": node or self.node,
+                "restartPolicy": "OnFailure",
+                "containers": spec_containers,
+            },
             "status": status,
         }
         if init_containers is not None:
@@ -364,9 +378,13 @@ class Scenario:
         waiting: str | None = None,
         waiting_message: str = "",
         message: str | None = None,
-        current_terminated: bool = False,
     ) -> Json:
-        status: Json = {"name": name or self.container, "image": self.image, "ready": False, "restartCount": restarts}
+        status: Json = {
+            "name": name or self.container,
+            "image": self.image,
+            "ready": False,
+            "restartCount": restarts,
+        }
         terminated: Json | None = None
         if exit_code is not None:
             terminated = {
@@ -381,9 +399,6 @@ class Scenario:
         if waiting:
             status["state"] = {"waiting": {"reason": waiting, "message": waiting_message}}
             status["lastState"] = {"terminated": terminated} if terminated else {}
-        elif terminated is not None and current_terminated:
-            status["state"] = {"terminated": terminated}
-            status["lastState"] = {}
         elif terminated is not None:
             status["state"] = {"terminated": terminated}
             status["lastState"] = {}
@@ -391,7 +406,10 @@ class Scenario:
 
     def k8s_event(self, at: datetime, reason: str, message: str, *, event_type: str = "Warning") -> Json:
         return {
-            "metadata": {"name": f"{self.pod}.{uid(self.key, reason, ts(at))[:8]}", "namespace": self.namespace},
+            "metadata": {
+                "name": f"{self.pod}.{uid(self.key, reason, ts(at))[:8]}",
+                "namespace": self.namespace,
+            },
             "involvedObject": {"kind": "Pod", "name": self.pod, "namespace": self.namespace},
             "reason": reason,
             "message": message,
@@ -410,25 +428,40 @@ class Scenario:
         )
 
     def k8s_pod_answer(self, body: Json, *, pod: str | None = None, status: int = 200) -> Scenario:
-        return self.add("k8s.read_pod", {"namespace": self.namespace, "name": pod or self.pod}, body, status=status)
+        return self.add(
+            "k8s.read_pod", {"namespace": self.namespace, "name": pod or self.pod}, body, status=status
+        )
 
     def k8s_log(
-        self, text: str, *, pod: str | None = None, container: str | None = None, previous: bool = True, status: int = 200
+        self,
+        text: str,
+        *,
+        pod: str | None = None,
+        container: str | None = None,
+        previous: bool = True,
+        status: int = 200,
     ) -> Scenario:
-        args: Json = {"namespace": self.namespace, "name": pod or self.pod, "container": container or self.container}
+        args: Json = {
+            "namespace": self.namespace,
+            "name": pod or self.pod,
+            "container": container or self.container,
+        }
         if previous:
             args["previous"] = True
         if status == 200:
             return self.add("k8s.read_pod_log", args, text=text)
         return self.add("k8s.read_pod_log", args, k8s_status(status, text), status=status)
 
-    def node_answer(self, *, ready: bool, reason: str = "", message: str = "", extra: list[Json] | None = None) -> Scenario:
+    def node_answer(
+        self, *, ready: bool, reason: str = "", message: str = "", extra: list[Json] | None = None
+    ) -> Scenario:
         conditions = [
             {
                 "type": "Ready",
                 "status": "True" if ready else "Unknown",
                 "reason": reason or ("KubeletReady" if ready else "NodeStatusUnknown"),
-                "message": message or ("kubelet is posting ready status" if ready else "Kubelet stopped posting node status."),
+                "message": message
+                or ("kubelet is posting ready status" if ready else "Kubelet stopped posting node status."),
                 "lastTransitionTime": ts(self.at(hours=3)),
             },
             {
@@ -442,7 +475,12 @@ class Scenario:
         return self.add(
             "k8s.read_node",
             {"name": self.node},
-            {"kind": "Node", "apiVersion": "v1", "metadata": {"name": self.node}, "status": {"conditions": conditions}},
+            {
+                "kind": "Node",
+                "apiVersion": "v1",
+                "metadata": {"name": self.node},
+                "status": {"conditions": conditions},
+            },
         )
 
 
@@ -505,7 +543,9 @@ def write_all() -> list[Path]:
         folder.mkdir(parents=True, exist_ok=True)
         for name, builder in sorted(builders.items()):
             path = folder / f"{name}.bundle.json"
-            path.write_text(json.dumps(builder().bundle(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+            path.write_text(
+                json.dumps(builder().bundle(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+            )
             written.append(path)
     return written
 

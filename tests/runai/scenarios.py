@@ -86,7 +86,11 @@ def _backoff_limit(at: datetime) -> dict[str, object]:
 def oom_killed() -> Scenario:
     s = Scenario("oom-killed", name="llama-sft-7b", project="nlp-core", captured_at=T, container="sft")
     failed = s.at(hours=3)
-    oom = s.event(failed.replace(second=40), "OOMKilled", f"Container sft of pod {s.pod} terminated: OOMKilled (memory limit reached)")
+    oom = s.event(
+        failed.replace(second=40),
+        "OOMKilled",
+        f"Container sft of pod {s.pod} terminated: OOMKilled (memory limit reached)",
+    )
     s.status(
         s.workload(
             phase="Failed",
@@ -104,10 +108,23 @@ def oom_killed() -> Scenario:
             created=s.at(hours=9),
             actual_phase="Failed",
             memory=("32Gi", "32Gi"),
-            env=[{"name": "BATCH_SIZE", "value": "64"}, {"name": "HF_TOKEN", "secret": {"name": "hf", "key": "token"}}],
+            env=[
+                {"name": "BATCH_SIZE", "value": "64"},
+                {"name": "HF_TOKEN", "secret": {"name": "hf", "key": "token"}},
+            ],
         )
     )
-    s.pods([s.pod_object(k8s_phase="OOMKilled", created=s.at(hours=8.95), updated=failed, completed=failed, memory=("32Gi", "32Gi"))])
+    s.pods(
+        [
+            s.pod_object(
+                k8s_phase="OOMKilled",
+                created=s.at(hours=8.95),
+                updated=failed,
+                completed=failed,
+                memory=("32Gi", "32Gi"),
+            )
+        ]
+    )
     s.history(
         [
             s.phase_update(s.at(hours=9), "Creating"),
@@ -122,13 +139,22 @@ def oom_killed() -> Scenario:
 
 
 def _image_pull(key: str, name: str, error: str) -> Scenario:
-    s = Scenario(key, name=name, project="vision", captured_at=T, image=f"registry.example.com/vision/{name}:2.1.0")
+    s = Scenario(
+        key, name=name, project="vision", captured_at=T, image=f"registry.example.com/vision/{name}:2.1.0"
+    )
     start = s.at(minutes=12)
-    pull_failed = s.event(s.at(minutes=11, seconds=50), "Failed", f'Failed to pull image "{s.image}": {error}')
+    pull_failed = s.event(
+        s.at(minutes=11, seconds=50), "Failed", f'Failed to pull image "{s.image}": {error}'
+    )
     # One pull attempt and its back-off, within R11's 120 s chain: one occurrence.
     events = [
         s.event(s.at(minutes=10, seconds=30), "Failed", "Error: ImagePullBackOff"),
-        s.event(s.at(minutes=10, seconds=30), "BackOff", f'Back-off pulling image "{s.image}"', event_type="Normal"),
+        s.event(
+            s.at(minutes=10, seconds=30),
+            "BackOff",
+            f'Back-off pulling image "{s.image}"',
+            event_type="Normal",
+        ),
         s.event(s.at(minutes=11, seconds=50), "Failed", "Error: ErrImagePull"),
         pull_failed,
         s.event(start, "Pulling", f'Pulling image "{s.image}"', event_type="Normal"),
@@ -199,17 +225,50 @@ def init_failed() -> Scenario:
         f"Back-off restarting failed container fetch-dataset in pod {s.pod}_{s.namespace}({uid('init', 'pod')})",
     )
     s.status(s.workload(phase="Initializing", created=s.at(minutes=52), phase_updated=start))
-    s.events([backoff, s.event(start, "Scheduled", f"Successfully assigned pod {s.namespace}/{s.pod} to node {s.node}", event_type="Normal")])
+    s.events(
+        [
+            backoff,
+            s.event(
+                start,
+                "Scheduled",
+                f"Successfully assigned pod {s.namespace}/{s.pod} to node {s.node}",
+                event_type="Normal",
+            ),
+        ]
+    )
     s.spec_answer(s.spec(created=s.at(minutes=52), actual_phase="Initializing"))
     s.pods([s.pod_object(k8s_phase="Pending", created=s.at(minutes=51), updated=start)])
-    s.history([s.phase_update(s.at(minutes=52), "Creating"), s.phase_update(start, "Initializing"), s.history_event(backoff)])
+    s.history(
+        [
+            s.phase_update(s.at(minutes=52), "Creating"),
+            s.phase_update(start, "Initializing"),
+            s.history_event(backoff),
+        ]
+    )
     init_status = s.container_status(
-        name="fetch-dataset", exit_code=22, reason="Error", finished=s.at(minutes=11), restarts=4, waiting="CrashLoopBackOff",
+        name="fetch-dataset",
+        exit_code=22,
+        reason="Error",
+        finished=s.at(minutes=11),
+        restarts=4,
+        waiting="CrashLoopBackOff",
         waiting_message=f"back-off 2m40s restarting failed container=fetch-dataset pod={s.pod}_{s.namespace}",
     )
-    main_status = {"name": "train", "image": s.image, "ready": False, "restartCount": 0, "state": {"waiting": {"reason": "PodInitializing"}}}
+    main_status = {
+        "name": "train",
+        "image": s.image,
+        "ready": False,
+        "restartCount": 0,
+        "state": {"waiting": {"reason": "PodInitializing"}},
+    }
     s.k8s_pod_answer(s.k8s_pod(containers=[main_status], init_containers=[init_status], phase="Pending"))
-    s.k8s_events([s.k8s_event(s.at(minutes=10), "BackOff", "Back-off restarting failed container fetch-dataset in pod")])
+    s.k8s_events(
+        [
+            s.k8s_event(
+                s.at(minutes=10), "BackOff", "Back-off restarting failed container fetch-dataset in pod"
+            )
+        ]
+    )
     s.k8s_log(
         "+ aws s3 cp s3://speech-corpora/librispeech/train-clean-360.tar /data/\n"
         "fatal error: An error occurred (403) when calling the HeadObject operation: Forbidden\n",
@@ -222,7 +281,11 @@ def init_failed() -> Scenario:
 def mount_failed() -> Scenario:
     s = Scenario("mount", name="rag-indexer", project="search", captured_at=T)
     start = s.at(minutes=30)
-    mount = s.event(s.at(minutes=5, seconds=30), "FailedMount", 'MountVolume.SetUp failed for volume "hf-token" : secret "hf-token" not found')
+    mount = s.event(
+        s.at(minutes=5, seconds=30),
+        "FailedMount",
+        'MountVolume.SetUp failed for volume "hf-token" : secret "hf-token" not found',
+    )
     s.status(s.workload(phase="Initializing", created=s.at(minutes=31), phase_updated=start))
     s.events(
         [
@@ -236,7 +299,13 @@ def mount_failed() -> Scenario:
     )
     s.spec_answer(s.spec(created=s.at(minutes=31), actual_phase="Initializing"))
     s.pods([s.pod_object(k8s_phase="Pending", created=s.at(minutes=30), updated=start)])
-    s.history([s.phase_update(s.at(minutes=31), "Creating"), s.phase_update(start, "Initializing"), s.history_event(mount)])
+    s.history(
+        [
+            s.phase_update(s.at(minutes=31), "Creating"),
+            s.phase_update(start, "Initializing"),
+            s.history_event(mount),
+        ]
+    )
     return s
 
 
@@ -245,16 +314,25 @@ def crash_app_error() -> Scenario:
     s = Scenario("crash", name="t5-pretrain", project="nlp-core", captured_at=T)
     failed = s.at(hours=1)
     backoff = s.event(
-        s.at(hours=1.2), "BackOff", f"Back-off restarting failed container trainer in pod {s.pod}_{s.namespace}({uid('crash', 'pod')})"
+        s.at(hours=1.2),
+        "BackOff",
+        f"Back-off restarting failed container trainer in pod {s.pod}_{s.namespace}({uid('crash', 'pod')})",
     )
     _failed_basics(
         s,
         conditions=[_backoff_limit(failed)],
         events=[backoff],
-        history=[s.phase_update(s.at(hours=30), "Creating"), s.phase_update(s.at(hours=29.9), "Running"), s.history_event(backoff), s.phase_update(failed, "Failed")],
+        history=[
+            s.phase_update(s.at(hours=30), "Creating"),
+            s.phase_update(s.at(hours=29.9), "Running"),
+            s.history_event(backoff),
+            s.phase_update(failed, "Failed"),
+        ],
         failed_hours=1,
     )
-    s.k8s_pod_answer(s.k8s_pod(containers=[s.container_status(exit_code=1, finished=s.at(hours=1.01), restarts=2)]))
+    s.k8s_pod_answer(
+        s.k8s_pod(containers=[s.container_status(exit_code=1, finished=s.at(hours=1.01), restarts=2)])
+    )
     s.k8s_events([])
     s.k8s_log(TRACEBACK_LOG)
     return s
@@ -264,16 +342,27 @@ def crash_app_error() -> Scenario:
 def node_failure() -> Scenario:
     s = Scenario("node", name="diffusion-xl", project="gen", captured_at=T)
     failed = s.at(hours=5)
-    not_ready = s.event(failed.replace(minute=2), "NodeNotReady", "Node is not ready", source="node-controller")
+    not_ready = s.event(
+        failed.replace(minute=2), "NodeNotReady", "Node is not ready", source="node-controller"
+    )
     taint = s.event(
-        failed.replace(minute=3, second=30), "TaintManagerEviction", f"Marking for deletion Pod {s.namespace}/{s.pod}", event_type="Normal", source="taint-eviction-controller"
+        failed.replace(minute=3, second=30),
+        "TaintManagerEviction",
+        f"Marking for deletion Pod {s.namespace}/{s.pod}",
+        event_type="Normal",
+        source="taint-eviction-controller",
     )
     _failed_basics(
         s,
         phase_message=f"Pod {s.pod} failed",
         events=[taint, not_ready],
         pod_phase="Failed",
-        history=[s.phase_update(s.at(hours=20), "Running"), s.history_event(not_ready), s.history_event(taint), s.phase_update(failed.replace(minute=4), "Failed", f"Pod {s.pod} failed")],
+        history=[
+            s.phase_update(s.at(hours=20), "Running"),
+            s.history_event(not_ready),
+            s.history_event(taint),
+            s.phase_update(failed.replace(minute=4), "Failed", f"Pod {s.pod} failed"),
+        ],
         failed_hours=5 - 4 / 60,
     )
     s.node_answer(ready=False)
@@ -296,9 +385,18 @@ def idle_timeout() -> Scenario:
     _failed_basics(
         s,
         phase="Stopped",
-        events=[s.event(stopped.replace(second=5), "Killing", f"Stopping container {s.container}", event_type="Normal"), idle],
+        events=[
+            s.event(
+                stopped.replace(second=5), "Killing", f"Stopping container {s.container}", event_type="Normal"
+            ),
+            idle,
+        ],
         pod_phase="Succeeded",
-        history=[s.phase_update(s.at(hours=20), "Running"), s.history_event(idle), s.phase_update(stopped.replace(second=30), "Stopped")],
+        history=[
+            s.phase_update(s.at(hours=20), "Running"),
+            s.history_event(idle),
+            s.phase_update(stopped.replace(second=30), "Stopped"),
+        ],
         failed_hours=5.99,
     )
     return s
@@ -308,12 +406,20 @@ def idle_timeout() -> Scenario:
 def unknown_no_tier2() -> Scenario:
     s = Scenario("unknown", name="ppo-agent", project="rl", captured_at=T)
     failed = s.at(hours=2)
-    backoff = s.event(s.at(hours=2.1), "BackOff", f"Back-off restarting failed container trainer in pod {s.pod}_{s.namespace}(x)")
+    backoff = s.event(
+        s.at(hours=2.1),
+        "BackOff",
+        f"Back-off restarting failed container trainer in pod {s.pod}_{s.namespace}(x)",
+    )
     _failed_basics(
         s,
         conditions=[_backoff_limit(failed)],
         events=[backoff],
-        history=[s.phase_update(s.at(hours=30), "Running"), s.history_event(backoff), s.phase_update(failed, "Failed")],
+        history=[
+            s.phase_update(s.at(hours=30), "Running"),
+            s.history_event(backoff),
+            s.phase_update(failed, "Failed"),
+        ],
     )
     return s
 
@@ -321,18 +427,35 @@ def unknown_no_tier2() -> Scenario:
 @demo("runai-preempted-reclaim")
 def preempted_reclaim() -> Scenario:
     s = Scenario("preempt", name="bert-sweep-17", project="nlp-research", captured_at=T)
-    s.request = {"cluster_id": s.cluster, "workload_name": s.name, "project": s.project, "lookback": "7d", "intent": "failure"}
+    s.request = {
+        "cluster_id": s.cluster,
+        "workload_name": s.name,
+        "project": s.project,
+        "lookback": "7d",
+        "intent": "failure",
+    }
     stopped = s.at(hours=1)
-    body = s.workload(phase="Stopped", created=s.at(hours=12), phase_updated=stopped, completed=stopped, detailed=False)
+    body = s.workload(
+        phase="Stopped", created=s.at(hours=12), phase_updated=stopped, completed=stopped, detailed=False
+    )
     s.add(
         "list_workloads",
-        {"filterBy": f"name=={s.name},clusterId=={s.cluster},projectName=={s.project}", "sortBy": "phaseUpdatedAt", "sortOrder": "desc"},
+        {
+            "filterBy": f"name=={s.name},clusterId=={s.cluster},projectName=={s.project}",
+            "sortBy": "phaseUpdatedAt",
+            "sortOrder": "desc",
+        },
         {"workloads": [body], "next": None},
     )
     s.status(s.workload(phase="Stopped", created=s.at(hours=12), phase_updated=stopped, completed=stopped))
     s.events(
         [
-            s.event(stopped.replace(second=20), "Killing", f"Stopping container {s.container}", event_type="Normal"),
+            s.event(
+                stopped.replace(second=20),
+                "Killing",
+                f"Stopping container {s.container}",
+                event_type="Normal",
+            ),
             s.event(
                 stopped,
                 "Evict",
@@ -378,7 +501,19 @@ def completed() -> Scenario:
     s = Scenario("completed", name="resnet-baseline", project="vision", captured_at=T)
     done = s.at(hours=4)
     s.status(s.workload(phase="Completed", created=s.at(hours=10), phase_updated=done, completed=done))
-    s.events([s.event(done, "Completed", "Job completed", event_type="Normal", source="job-controller", kind="Job", involved=s.name)])
+    s.events(
+        [
+            s.event(
+                done,
+                "Completed",
+                "Job completed",
+                event_type="Normal",
+                source="job-controller",
+                kind="Job",
+                involved=s.name,
+            )
+        ]
+    )
     return s
 
 
@@ -396,7 +531,15 @@ def running_no_symptom() -> Scenario:
     s.status(
         s.workload(
             phase="Running",
-            conditions=[{"type": "Ready", "status": "True", "reason": "", "message": "", "lastTransitionTime": "2026-05-06T06:00:00Z"}],
+            conditions=[
+                {
+                    "type": "Ready",
+                    "status": "True",
+                    "reason": "",
+                    "message": "",
+                    "lastTransitionTime": "2026-05-06T06:00:00Z",
+                }
+            ],
             created=s.at(hours=3.1),
             phase_updated=s.at(hours=3),
         )
@@ -408,41 +551,92 @@ def running_no_symptom() -> Scenario:
 @demo("runai-crashloop-active-option-b")
 def crashloop_active() -> Scenario:
     s = Scenario("crashloop", name="qwen-lora", project="llm-ops", captured_at=T, container="lora")
-    s.request = {"cluster_id": s.cluster, "workload_name": s.name, "project": s.project, "lookback": "7d", "intent": "active"}
+    s.request = {
+        "cluster_id": s.cluster,
+        "workload_name": s.name,
+        "project": s.project,
+        "lookback": "7d",
+        "intent": "active",
+    }
     healthy_id = uid("crashloop", "healthy")
-    healthy = s.workload(phase="Running", created=s.at(minutes=20), phase_updated=s.at(minutes=18), workload_id=healthy_id, detailed=False)
-    looping = s.workload(phase="Running", created=s.at(hours=2), phase_updated=s.at(hours=1.9), detailed=False)
+    healthy = s.workload(
+        phase="Running",
+        created=s.at(minutes=20),
+        phase_updated=s.at(minutes=18),
+        workload_id=healthy_id,
+        detailed=False,
+    )
+    looping = s.workload(
+        phase="Running", created=s.at(hours=2), phase_updated=s.at(hours=1.9), detailed=False
+    )
     old = s.workload(
-        phase="Failed", created=s.at(days=2), phase_updated=s.at(days=1.9), completed=s.at(days=1.9), workload_id=uid("crashloop", "old"), detailed=False
+        phase="Failed",
+        created=s.at(days=2),
+        phase_updated=s.at(days=1.9),
+        completed=s.at(days=1.9),
+        workload_id=uid("crashloop", "old"),
+        detailed=False,
     )
     s.add(
         "list_workloads",
-        {"filterBy": f"name=={s.name},clusterId=={s.cluster},projectName=={s.project}", "sortBy": "phaseUpdatedAt", "sortOrder": "desc"},
+        {
+            "filterBy": f"name=={s.name},clusterId=={s.cluster},projectName=={s.project}",
+            "sortBy": "phaseUpdatedAt",
+            "sortOrder": "desc",
+        },
         {"workloads": [healthy, looping, old], "next": None},
     )
     s.status(
-        s.workload(phase="Running", created=s.at(minutes=20), phase_updated=s.at(minutes=18), workload_id=healthy_id),
+        s.workload(
+            phase="Running", created=s.at(minutes=20), phase_updated=s.at(minutes=18), workload_id=healthy_id
+        ),
         workload_id=healthy_id,
     )
-    s.events([s.event(s.at(minutes=18), "Started", "Started container lora", event_type="Normal", event_id=uid("crashloop", "healthy-start"))], workload_id=healthy_id)
-    backoff = s.event(s.at(minutes=4), "BackOff", f"Back-off restarting failed container lora in pod {s.pod}_{s.namespace}({uid('cl', 'pod')})")
+    s.events(
+        [
+            s.event(
+                s.at(minutes=18),
+                "Started",
+                "Started container lora",
+                event_type="Normal",
+                event_id=uid("crashloop", "healthy-start"),
+            )
+        ],
+        workload_id=healthy_id,
+    )
+    backoff = s.event(
+        s.at(minutes=4),
+        "BackOff",
+        f"Back-off restarting failed container lora in pod {s.pod}_{s.namespace}({uid('cl', 'pod')})",
+    )
     s.status(s.workload(phase="Running", created=s.at(hours=2), phase_updated=s.at(hours=1.9)))
     s.events([backoff, s.event(s.at(minutes=9), "Started", "Started container lora", event_type="Normal")])
     s.spec_answer(s.spec(created=s.at(hours=2), actual_phase="Running", restart_policy="Always"))
     s.pods([s.pod_object(k8s_phase="Running", created=s.at(hours=1.95), updated=s.at(minutes=9))])
-    s.history([s.phase_update(s.at(hours=2), "Creating"), s.phase_update(s.at(hours=1.9), "Running"), s.history_event(backoff)])
+    s.history(
+        [
+            s.phase_update(s.at(hours=2), "Creating"),
+            s.phase_update(s.at(hours=1.9), "Running"),
+            s.history_event(backoff),
+        ]
+    )
     s.k8s_pod_answer(
         s.k8s_pod(
             phase="Running",
             containers=[
                 s.container_status(
-                    exit_code=1, finished=s.at(minutes=5), restarts=6, waiting="CrashLoopBackOff",
+                    exit_code=1,
+                    finished=s.at(minutes=5),
+                    restarts=6,
+                    waiting="CrashLoopBackOff",
                     waiting_message=f"back-off 5m0s restarting failed container=lora pod={s.pod}_{s.namespace}",
                 )
             ],
         )
     )
-    s.k8s_events([s.k8s_event(s.at(minutes=4), "BackOff", f"Back-off restarting failed container lora in pod {s.pod}")])
+    s.k8s_events(
+        [s.k8s_event(s.at(minutes=4), "BackOff", f"Back-off restarting failed container lora in pod {s.pod}")]
+    )
     s.k8s_log(
         "[2026-05-06 08:54:58] step 40 loss 2.113\n"
         "Traceback (most recent call last):\n"
@@ -456,7 +650,15 @@ def crashloop_active() -> Scenario:
 @demo("runai-wrong-cluster")
 def wrong_cluster() -> Scenario:
     s = Scenario("wrong-cluster", name="llm-rlhf", project="alignment", captured_at=T)
-    s.status(s.workload(phase="Failed", created=s.at(hours=9), phase_updated=s.at(hours=1), completed=s.at(hours=1), cluster=uid("wrong-cluster", "other")))
+    s.status(
+        s.workload(
+            phase="Failed",
+            created=s.at(hours=9),
+            phase_updated=s.at(hours=1),
+            completed=s.at(hours=1),
+            cluster=uid("wrong-cluster", "other"),
+        )
+    )
     return s
 
 
@@ -480,7 +682,11 @@ def option_b_no_match() -> Scenario:
     s.request = {"cluster_id": s.cluster, "workload_name": s.name, "project": s.project}
     s.add(
         "list_workloads",
-        {"filterBy": f"name=={s.name},clusterId=={s.cluster},projectName=={s.project}", "sortBy": "phaseUpdatedAt", "sortOrder": "desc"},
+        {
+            "filterBy": f"name=={s.name},clusterId=={s.cluster},projectName=={s.project}",
+            "sortBy": "phaseUpdatedAt",
+            "sortOrder": "desc",
+        },
         {"workloads": [], "next": None},
     )
     return s
@@ -495,13 +701,20 @@ def unexplained_137() -> Scenario:
         phase_message=f"Pod {s.pod} failed",
         conditions=[_backoff_limit(failed)],
         events=[],
-        history=[s.phase_update(s.at(hours=30), "Running"), s.phase_update(failed, "Failed", f"Pod {s.pod} failed")],
+        history=[
+            s.phase_update(s.at(hours=30), "Running"),
+            s.phase_update(failed, "Failed", f"Pod {s.pod} failed"),
+        ],
         memory=("64Gi", "64Gi"),
     )
     s.metrics([(s.at(hours=3 + i), int((30 + i) * GiB)) for i in range(6)])
-    s.k8s_pod_answer(s.k8s_pod(containers=[s.container_status(exit_code=137, reason="Error", finished=failed, restarts=0)]))
+    s.k8s_pod_answer(
+        s.k8s_pod(containers=[s.container_status(exit_code=137, reason="Error", finished=failed, restarts=0)])
+    )
     s.k8s_events([])
-    s.k8s_log("2026-05-06 06:58:41 INFO step 88000 loss=0.0831\n2026-05-06 06:59:41 INFO step 88100 loss=0.0829\n")
+    s.k8s_log(
+        "2026-05-06 06:58:41 INFO step 88000 loss=0.0831\n2026-05-06 06:59:41 INFO step 88100 loss=0.0829\n"
+    )
     return s
 
 
@@ -514,7 +727,11 @@ def stopped_no_explanation() -> Scenario:
         phase="Stopped",
         events=[s.event(stopped, "Killing", f"Stopping container {s.container}", event_type="Normal")],
         pod_phase="Succeeded",
-        history=[s.phase_update(s.at(hours=20), "Running"), s.phase_update(stopped, "Stopping"), s.phase_update(stopped.replace(second=20), "Stopped")],
+        history=[
+            s.phase_update(s.at(hours=20), "Running"),
+            s.phase_update(stopped, "Stopping"),
+            s.phase_update(stopped.replace(second=20), "Stopped"),
+        ],
         failed_hours=7.99,
     )
     return s
@@ -528,12 +745,20 @@ def crash_exit_tier2_denied() -> Scenario:
         s,
         phase_message=f"Pod {s.pod} failed: container trainer exited with code 2",
         events=[],
-        history=[s.phase_update(s.at(hours=2), "Running"), s.phase_update(failed, "Failed", f"Pod {s.pod} failed: container trainer exited with code 2")],
+        history=[
+            s.phase_update(s.at(hours=2), "Running"),
+            s.phase_update(failed, "Failed", f"Pod {s.pod} failed: container trainer exited with code 2"),
+        ],
         failed_hours=1,
     )
     forbidden = f'pods "{s.pod}" is forbidden: User "system:serviceaccount:diag:reader" cannot get resource "pods" in API group "" in the namespace "{s.namespace}"'
     s.k8s_pod_answer(k8s_status(403, forbidden), status=403)
-    s.add("k8s.list_events", {"namespace": s.namespace, "fieldSelector": f"involvedObject.name={s.pod}"}, k8s_status(403, forbidden), status=403)
+    s.add(
+        "k8s.list_events",
+        {"namespace": s.namespace, "fieldSelector": f"involvedObject.name={s.pod}"},
+        k8s_status(403, forbidden),
+        status=403,
+    )
     s.k8s_log(forbidden, status=403)
     return s
 
@@ -548,7 +773,11 @@ def _oom_history_world(s: Scenario, *, oom_hours: list[float], lookback: str = "
     s.request = {"cluster_id": s.cluster, "workload_id": s.workload_id, "lookback": lookback}
     failed = s.at(hours=oom_hours[0])
     oom_events = [
-        s.event(s.at(hours=h), "OOMKilled", f"Container {s.container} of pod {s.pod} terminated: OOMKilled (memory limit reached)")
+        s.event(
+            s.at(hours=h),
+            "OOMKilled",
+            f"Container {s.container} of pod {s.pod} terminated: OOMKilled (memory limit reached)",
+        )
         for h in oom_hours
     ]
     s.status(
@@ -570,22 +799,68 @@ def pagination() -> Scenario:
     s = Scenario("paging", name="wav2vec-ctc", project="speech", captured_at=T)
     s.request = {"cluster_id": s.cluster, "workload_name": s.name, "project": s.project, "lookback": "7d"}
     filter_by = f"name=={s.name},clusterId=={s.cluster},projectName=={s.project}"
-    running = s.workload(phase="Running", created=s.at(hours=1), phase_updated=s.at(hours=1), workload_id=uid("paging", "running"), detailed=False)
-    failed_at = s.at(hours=5)
-    mine = s.workload(phase="Failed", created=s.at(days=4), phase_updated=failed_at, completed=failed_at, detailed=False)
-    older = s.workload(
-        phase="Failed", created=s.at(days=9), phase_updated=s.at(days=8), completed=s.at(days=8), workload_id=uid("paging", "older"), detailed=False
+    running = s.workload(
+        phase="Running",
+        created=s.at(hours=1),
+        phase_updated=s.at(hours=1),
+        workload_id=uid("paging", "running"),
+        detailed=False,
     )
-    s.add("list_workloads", {"filterBy": filter_by, "sortBy": "phaseUpdatedAt", "sortOrder": "desc"}, {"workloads": [running], "next": 1})
-    s.add("list_workloads", {"filterBy": filter_by, "sortBy": "phaseUpdatedAt", "sortOrder": "desc", "offset": 1}, {"workloads": [mine, older], "next": None})
-    oom = [s.event(s.at(hours=h), "OOMKilled", f"Container {s.container} of pod {s.pod} terminated: OOMKilled (memory limit reached)") for h in (5, 50, 100)]
-    s.status(s.workload(phase="Failed", created=s.at(days=4), phase_updated=failed_at, completed=failed_at, phase_message="OOMKilled"))
+    failed_at = s.at(hours=5)
+    mine = s.workload(
+        phase="Failed", created=s.at(days=4), phase_updated=failed_at, completed=failed_at, detailed=False
+    )
+    older = s.workload(
+        phase="Failed",
+        created=s.at(days=9),
+        phase_updated=s.at(days=8),
+        completed=s.at(days=8),
+        workload_id=uid("paging", "older"),
+        detailed=False,
+    )
+    s.add(
+        "list_workloads",
+        {"filterBy": filter_by, "sortBy": "phaseUpdatedAt", "sortOrder": "desc"},
+        {"workloads": [running], "next": 1},
+    )
+    s.add(
+        "list_workloads",
+        {"filterBy": filter_by, "sortBy": "phaseUpdatedAt", "sortOrder": "desc", "offset": 1},
+        {"workloads": [mine, older], "next": None},
+    )
+    oom = [
+        s.event(
+            s.at(hours=h),
+            "OOMKilled",
+            f"Container {s.container} of pod {s.pod} terminated: OOMKilled (memory limit reached)",
+        )
+        for h in (5, 50, 100)
+    ]
+    s.status(
+        s.workload(
+            phase="Failed",
+            created=s.at(days=4),
+            phase_updated=failed_at,
+            completed=failed_at,
+            phase_message="OOMKilled",
+        )
+    )
     s.events(oom[:1])
     s.spec_answer(s.spec(created=s.at(days=4), actual_phase="Failed"))
-    s.pods([s.pod_object(k8s_phase="OOMKilled", created=s.at(days=4), updated=failed_at, completed=failed_at)])
+    s.pods(
+        [s.pod_object(k8s_phase="OOMKilled", created=s.at(days=4), updated=failed_at, completed=failed_at)]
+    )
     s.history([s.phase_update(s.at(days=4), "Creating"), s.history_event(oom[2])], offset=0, next_offset=2)
-    s.history([s.history_event(oom[1]), s.phase_update(s.at(hours=50) .replace(second=30), "Running")], offset=2, next_offset=4)
-    s.history([s.history_event(oom[0]), s.phase_update(failed_at.replace(second=1), "Failed", "OOMKilled")], offset=4, next_offset=None)
+    s.history(
+        [s.history_event(oom[1]), s.phase_update(s.at(hours=50).replace(second=30), "Running")],
+        offset=2,
+        next_offset=4,
+    )
+    s.history(
+        [s.history_event(oom[0]), s.phase_update(failed_at.replace(second=1), "Failed", "OOMKilled")],
+        offset=4,
+        next_offset=None,
+    )
     s.metrics([])
     return s
 
@@ -594,13 +869,25 @@ def pagination() -> Scenario:
 def lookback_cutoff() -> Scenario:
     s = Scenario("cutoff", name="mae-pretrain", project="vision", captured_at=T)
     _oom_history_world(s, oom_hours=[20], lookback="7d")
-    recent = s.event(s.at(hours=20), "OOMKilled", f"Container {s.container} of pod {s.pod} terminated: OOMKilled (memory limit reached)")
+    recent = s.event(
+        s.at(hours=20),
+        "OOMKilled",
+        f"Container {s.container} of pod {s.pod} terminated: OOMKilled (memory limit reached)",
+    )
     old = [
-        s.event(s.at(days=d), "OOMKilled", f"Container {s.container} of pod {s.pod} terminated: OOMKilled (memory limit reached)")
+        s.event(
+            s.at(days=d),
+            "OOMKilled",
+            f"Container {s.container} of pod {s.pod} terminated: OOMKilled (memory limit reached)",
+        )
         for d in (9, 10)
     ]
     # Order is not guaranteed (R10): the newest page first here, then a page wholly older than the cut.
-    s.history([s.phase_update(s.at(hours=20).replace(second=2), "Failed"), s.history_event(recent)], offset=0, next_offset=50)
+    s.history(
+        [s.phase_update(s.at(hours=20).replace(second=2), "Failed"), s.history_event(recent)],
+        offset=0,
+        next_offset=50,
+    )
     s.history([s.history_event(old[0]), s.history_event(old[1])], offset=50, next_offset=100)
     s.history([s.phase_update(s.at(days=11), "Creating")], offset=100, next_offset=None)
     s.metrics([(s.at(hours=21), 15 * GiB)])
@@ -615,10 +902,23 @@ def duplicate_event_phase_update() -> Scenario:
     first = s.at(hours=50)
     pod1 = f"{s.name}-1-0"
     events = [
-        s.event(first, "OOMKilled", f"Container {s.container} of pod {s.pod} terminated: OOMKilled (memory limit reached)"),
+        s.event(
+            first,
+            "OOMKilled",
+            f"Container {s.container} of pod {s.pod} terminated: OOMKilled (memory limit reached)",
+        ),
         # Another pod of the same gang, 70 s later: the same termination (R11).
-        s.event(first.replace(minute=first.minute + 1, second=10), "OOMKilled", f"Container {s.container} of pod {pod1} terminated: OOMKilled", involved=pod1),
-        s.event(second, "OOMKilled", f"Container {s.container} of pod {s.pod} terminated: OOMKilled (memory limit reached)"),
+        s.event(
+            first.replace(minute=first.minute + 1, second=10),
+            "OOMKilled",
+            f"Container {s.container} of pod {pod1} terminated: OOMKilled",
+            involved=pod1,
+        ),
+        s.event(
+            second,
+            "OOMKilled",
+            f"Container {s.container} of pod {s.pod} terminated: OOMKilled (memory limit reached)",
+        ),
     ]
     s.history(
         [
@@ -671,7 +971,13 @@ def events_null_preempted() -> Scenario:
         kind="PodGroup",
         involved=f"pg-{s.name}-0",
     )
-    s.history([s.phase_update(s.at(hours=8), "Running"), s.history_event(evict), s.phase_update(stopped.replace(second=30), "Stopped")])
+    s.history(
+        [
+            s.phase_update(s.at(hours=8), "Running"),
+            s.history_event(evict),
+            s.phase_update(stopped.replace(second=30), "Stopped"),
+        ]
+    )
     return s
 
 
@@ -687,7 +993,13 @@ def events_null_max_duration() -> Scenario:
         history=[
             s.phase_update(s.at(hours=27), "Running"),
             s.history_event(
-                s.event(stopped, "MaxDurationExceeded", "Workload exceeded the maximum duration of 24h set by the project policy and was stopped", event_type="Normal", source="runai-workload-controller")
+                s.event(
+                    stopped,
+                    "MaxDurationExceeded",
+                    "Workload exceeded the maximum duration of 24h set by the project policy and was stopped",
+                    event_type="Normal",
+                    source="runai-workload-controller",
+                )
             ),
             s.phase_update(stopped.replace(second=40), "Stopped"),
         ],
@@ -708,7 +1020,11 @@ def derived_namespace() -> Scenario:
     s = Scenario("derived-ns", name="old-cluster-job", project="legacy", captured_at=T)
     _failed_basics(s, events=[], history=[s.phase_update(s.at(hours=2), "Failed")], namespace=False)
     s.k8s_pod_answer(k8s_status(404, f'pods "{s.pod}" not found'), status=404)
-    s.add("k8s.list_events", {"namespace": s.namespace, "fieldSelector": f"involvedObject.name={s.pod}"}, {"kind": "EventList", "items": []})
+    s.add(
+        "k8s.list_events",
+        {"namespace": s.namespace, "fieldSelector": f"involvedObject.name={s.pod}"},
+        {"kind": "EventList", "items": []},
+    )
     return s
 
 
@@ -733,10 +1049,13 @@ def log_injection() -> Scenario:
 def previous_log_400() -> Scenario:
     s = Scenario("prev-400", name="fast-fail", project="ml-team", captured_at=T)
     _failed_basics(s, events=[], history=[s.phase_update(s.at(hours=2), "Failed")])
-    s.k8s_pod_answer(s.k8s_pod(containers=[s.container_status(exit_code=2, finished=s.at(hours=2), current_terminated=True)]))
+    s.k8s_pod_answer(s.k8s_pod(containers=[s.container_status(exit_code=2, finished=s.at(hours=2))]))
     s.k8s_events([])
     s.k8s_log(f'previous terminated container "{s.container}" in pod "{s.pod}" not found', status=400)
-    s.k8s_log("usage: train.py [-h] --config CONFIG\ntrain.py: error: unrecognized arguments: --epochs=3\n", previous=False)
+    s.k8s_log(
+        "usage: train.py [-h] --config CONFIG\ntrain.py: error: unrecognized arguments: --epochs=3\n",
+        previous=False,
+    )
     return s
 
 
@@ -759,14 +1078,24 @@ def id_and_name_differ() -> Scenario:
 @test_bundle("crashed-runbook-phase")
 def crashed_phase() -> Scenario:
     s = Scenario("crashed", name="legacy-job", project="ml-team", captured_at=T)
-    _failed_basics(s, phase="Crashed", phase_message="container trainer exited with code 139", events=[], history=[s.phase_update(s.at(hours=2), "Crashed")])
+    _failed_basics(
+        s,
+        phase="Crashed",
+        phase_message="container trainer exited with code 139",
+        events=[],
+        history=[s.phase_update(s.at(hours=2), "Crashed")],
+    )
     return s
 
 
 @test_bundle("succeeded-runbook-phase")
 def succeeded_phase() -> Scenario:
     s = Scenario("succeeded", name="legacy-done", project="ml-team", captured_at=T)
-    s.status(s.workload(phase="Succeeded", created=s.at(hours=9), phase_updated=s.at(hours=1), completed=s.at(hours=1)))
+    s.status(
+        s.workload(
+            phase="Succeeded", created=s.at(hours=9), phase_updated=s.at(hours=1), completed=s.at(hours=1)
+        )
+    )
     s.events([])
     return s
 
@@ -776,12 +1105,22 @@ def option_b_all_active() -> Scenario:
     s = Scenario("all-active", name="serve-canary", project="llm-ops", captured_at=T)
     s.request = {"cluster_id": s.cluster, "workload_name": s.name, "project": s.project}
     items = [
-        s.workload(phase="Running", created=s.at(hours=3), phase_updated=s.at(hours=3), workload_id=uid("all-active", str(i)), detailed=False)
+        s.workload(
+            phase="Running",
+            created=s.at(hours=3),
+            phase_updated=s.at(hours=3),
+            workload_id=uid("all-active", str(i)),
+            detailed=False,
+        )
         for i in range(2)
     ]
     s.add(
         "list_workloads",
-        {"filterBy": f"name=={s.name},clusterId=={s.cluster},projectName=={s.project}", "sortBy": "phaseUpdatedAt", "sortOrder": "desc"},
+        {
+            "filterBy": f"name=={s.name},clusterId=={s.cluster},projectName=={s.project}",
+            "sortBy": "phaseUpdatedAt",
+            "sortOrder": "desc",
+        },
         {"workloads": items, "next": None},
     )
     return s
@@ -793,17 +1132,46 @@ def option_b_active_none() -> Scenario:
     s.request = {"cluster_id": s.cluster, "workload_name": s.name, "project": s.project, "intent": "active"}
     ids = [uid("active-none", str(i)) for i in range(2)]
     items = [
-        s.workload(phase="Running", created=s.at(hours=3 + i), phase_updated=s.at(hours=3 + i), workload_id=ids[i], detailed=False)
+        s.workload(
+            phase="Running",
+            created=s.at(hours=3 + i),
+            phase_updated=s.at(hours=3 + i),
+            workload_id=ids[i],
+            detailed=False,
+        )
         for i in range(2)
     ]
     s.add(
         "list_workloads",
-        {"filterBy": f"name=={s.name},clusterId=={s.cluster},projectName=={s.project}", "sortBy": "phaseUpdatedAt", "sortOrder": "desc"},
+        {
+            "filterBy": f"name=={s.name},clusterId=={s.cluster},projectName=={s.project}",
+            "sortBy": "phaseUpdatedAt",
+            "sortOrder": "desc",
+        },
         {"workloads": items, "next": None},
     )
     for i, workload_id in enumerate(ids):
-        s.status(s.workload(phase="Running", created=s.at(hours=3 + i), phase_updated=s.at(hours=3 + i), workload_id=workload_id), workload_id=workload_id)
-        s.events([s.event(s.at(hours=3 + i), "Started", "Started container trainer", event_type="Normal", event_id=uid("active-none", "ev", str(i)))], workload_id=workload_id)
+        s.status(
+            s.workload(
+                phase="Running",
+                created=s.at(hours=3 + i),
+                phase_updated=s.at(hours=3 + i),
+                workload_id=workload_id,
+            ),
+            workload_id=workload_id,
+        )
+        s.events(
+            [
+                s.event(
+                    s.at(hours=3 + i),
+                    "Started",
+                    "Started container trainer",
+                    event_type="Normal",
+                    event_id=uid("active-none", "ev", str(i)),
+                )
+            ],
+            workload_id=workload_id,
+        )
     return s
 
 
@@ -812,8 +1180,8 @@ def pending_image_pull() -> Scenario:
     s = _image_pull(
         "pending-pull",
         "llava-ft",
-        "rpc error: code = Unknown desc = failed to pull and unpack image \"registry.example.com/vision/llava-ft:2.1.0\": "
-        "failed to resolve reference \"registry.example.com/vision/llava-ft:2.1.0\": pull access denied, repository does not exist "
+        'rpc error: code = Unknown desc = failed to pull and unpack image "registry.example.com/vision/llava-ft:2.1.0": '
+        'failed to resolve reference "registry.example.com/vision/llava-ft:2.1.0": pull access denied, repository does not exist '
         "or may require authorization: server message: insufficient_scope: authorization failed",
     )
     s.exchanges[0]["body"]["phase"] = "Pending"
@@ -833,13 +1201,25 @@ def multi_worker() -> Scenario:
     s = Scenario("multi", name="megatron-gpt", project="llm", captured_at=T, workload_type="Distributed")
     failed = s.at(hours=1)
     pod0, pod1 = f"{s.name}-master-0", f"{s.name}-worker-0"
-    s.status(s.workload(phase="Failed", created=s.at(hours=6), phase_updated=failed, completed=failed, conditions=[_backoff_limit(failed)]))
+    s.status(
+        s.workload(
+            phase="Failed",
+            created=s.at(hours=6),
+            phase_updated=failed,
+            completed=failed,
+            conditions=[_backoff_limit(failed)],
+        )
+    )
     s.events([])
     s.spec_answer(s.spec(created=s.at(hours=6), actual_phase="Failed"))
     s.pods(
         [
-            s.pod_object(k8s_phase="Error", created=s.at(hours=6), updated=failed, completed=failed, name=pod0),
-            s.pod_object(k8s_phase="Error", created=s.at(hours=6), updated=failed, completed=failed, name=pod1),
+            s.pod_object(
+                k8s_phase="Error", created=s.at(hours=6), updated=failed, completed=failed, name=pod0
+            ),
+            s.pod_object(
+                k8s_phase="Error", created=s.at(hours=6), updated=failed, completed=failed, name=pod1
+            ),
         ]
     )
     s.history([s.phase_update(failed, "Failed")])
@@ -859,7 +1239,9 @@ def multi_worker() -> Scenario:
             "RuntimeError: CUDA error: an illegal memory access was encountered\n",
         ),
     ):
-        s.k8s_pod_answer(s.k8s_pod(containers=[s.container_status(exit_code=1, finished=failed)], name=pod), pod=pod)
+        s.k8s_pod_answer(
+            s.k8s_pod(containers=[s.container_status(exit_code=1, finished=failed)], name=pod), pod=pod
+        )
         s.k8s_events([], pod=pod)
         s.k8s_log(log, pod=pod)
     return s
@@ -867,7 +1249,13 @@ def multi_worker() -> Scenario:
 
 @test_bundle("spec-type-unknown")
 def spec_type_unknown() -> Scenario:
-    s = Scenario("odd-type", name="kubeflow-import", project="ml-team", captured_at=T, workload_type="kubeflow.org/v1/PyTorchJob")
+    s = Scenario(
+        "odd-type",
+        name="kubeflow-import",
+        project="ml-team",
+        captured_at=T,
+        workload_type="kubeflow.org/v1/PyTorchJob",
+    )
     failed = s.at(hours=2)
     oom = s.event(failed, "OOMKilled", f"Container {s.container} of pod {s.pod} terminated: OOMKilled")
     s.status(s.workload(phase="Failed", created=s.at(hours=9), phase_updated=failed, completed=failed))
@@ -898,7 +1286,10 @@ def gpu_xid() -> Scenario:
 def history_unsorted() -> Scenario:
     s = Scenario("unsorted", name="bad-order", project="ml-team", captured_at=T)
     _oom_history_world(s, oom_hours=[2])
-    events = [s.event(s.at(hours=h), "OOMKilled", f"Container {s.container} of pod {s.pod} terminated: OOMKilled") for h in (2, 30, 60)]
+    events = [
+        s.event(s.at(hours=h), "OOMKilled", f"Container {s.container} of pod {s.pod} terminated: OOMKilled")
+        for h in (2, 30, 60)
+    ]
     s.history(
         [
             s.history_event(events[1]),

@@ -14,7 +14,16 @@ import pytest
 from diagnosis.models import Diagnosis
 from tests.runai.helpers import DEMO_BUNDLES, SHARED_RUNAI, TEST_BUNDLES, replay_file
 
-EXACT_FIELDS = ("outcome", "route", "category", "confidence", "signature", "measurements", "recurrence", "calls")
+EXACT_FIELDS = (
+    "outcome",
+    "route",
+    "category",
+    "confidence",
+    "signature",
+    "measurements",
+    "recurrence",
+    "calls",
+)
 ALL_BUNDLES = sorted(DEMO_BUNDLES.glob("*.bundle.json")) + sorted(TEST_BUNDLES.glob("*.bundle.json"))
 BY_NAME = {path.name.removesuffix(".bundle.json"): path for path in ALL_BUNDLES}
 
@@ -47,7 +56,14 @@ def test_there_is_a_bundle_per_category_and_branch() -> None:
         "UNKNOWN",
     ):
         assert ("diagnosed", category) in seen
-    for outcome in ("not_a_failure", "out_of_scope", "needs_input", "wrong_cluster", "not_found", "permission_denied"):
+    for outcome in (
+        "not_a_failure",
+        "out_of_scope",
+        "needs_input",
+        "wrong_cluster",
+        "not_found",
+        "permission_denied",
+    ):
         assert (outcome, None) in seen
     assert ("routed", "preempted") in seen and ("routed", "pending_scheduling") in seen
 
@@ -167,7 +183,13 @@ EXPECTED: dict[str, tuple[str, str | None, str | None, int | None, list[str] | N
     ),
     "runai-completed": ("not_a_failure", None, None, None, ["get_workload_status", "get_workload_events"]),
     "runai-suspended": ("out_of_scope", None, None, None, ["get_workload_status", "get_workload_events"]),
-    "runai-running-no-symptom": ("needs_input", None, None, None, ["get_workload_status", "get_workload_events"]),
+    "runai-running-no-symptom": (
+        "needs_input",
+        None,
+        None,
+        None,
+        ["get_workload_status", "get_workload_events"],
+    ),
     "runai-wrong-cluster": ("wrong_cluster", None, None, None, ["get_workload_status"]),
     "runai-not-found": ("not_found", None, None, None, ["get_workload_status"]),
     "runai-permission-denied": ("permission_denied", None, "LOW", None, ["get_workload_status"]),
@@ -201,7 +223,13 @@ EXPECTED: dict[str, tuple[str, str | None, str | None, int | None, list[str] | N
         "OOM_KILLED",
         "HIGH",
         1,
-        ["get_workload_status", "get_workload_events", "get_workload_pods", "get_workload_history", "get_workload_metrics"],
+        [
+            "get_workload_status",
+            "get_workload_events",
+            "get_workload_pods",
+            "get_workload_history",
+            "get_workload_metrics",
+        ],
     ),
     "id-and-name-differ": ("diagnosed", "OOM_KILLED", "HIGH", 1, None),
     "events-null-stopped-history-preemption": (
@@ -216,7 +244,13 @@ EXPECTED: dict[str, tuple[str, str | None, str | None, int | None, list[str] | N
         "SCHEDULING_POLICY_TERMINATED",
         "HIGH",
         1,
-        ["get_workload_status", "get_workload_events", "get_workload_history", "get_workload_spec", "get_workload_pods"],
+        [
+            "get_workload_status",
+            "get_workload_events",
+            "get_workload_history",
+            "get_workload_spec",
+            "get_workload_pods",
+        ],
     ),
     "status-500": ("diagnosed", "UNKNOWN", "LOW", None, ["get_workload_status"]),
     "tier2-derived-namespace-missing": ("diagnosed", "UNKNOWN", "LOW", None, None),
@@ -230,7 +264,13 @@ EXPECTED: dict[str, tuple[str, str | None, str | None, int | None, list[str] | N
         None,
         None,
         None,
-        ["list_workloads", "get_workload_status", "get_workload_events", "get_workload_status", "get_workload_events"],
+        [
+            "list_workloads",
+            "get_workload_status",
+            "get_workload_events",
+            "get_workload_status",
+            "get_workload_events",
+        ],
     ),
     "pending-with-image-pull": ("diagnosed", "IMAGE_PULL_FAILED", "HIGH", 1, None),
     "initializing-no-signal": ("out_of_scope", None, None, None, None),
