@@ -191,6 +191,9 @@ LINE_RULES: tuple[LineRule, ...] = (
             "ncclInvalidArgument",
             "DistBackendError",
         ),
+        # `terminate called after throwing an instance of 'c10::DistBackendError'` right after a
+        # watchdog timeout is the same abort cascade, not a new failure.
+        consequence_after=_ABORTS,
     ),
     LineRule("hccl_error", "nccl_error", ("HCCL function error", "HCCL error")),
     LineRule("ascend_hccl_inner_error", "nccl_error", ("EI9999",), code=r"(EI9999)"),
