@@ -177,7 +177,8 @@ class BundlesBackend:
             if draft.platform is not None and candidate.platform != draft.platform:
                 continue
             known = candidate.identifiers()
-            if any(known.get(k) not in (None, v) for k, v in given.items()):
+            # Only bundles that answer what was already given (each given identifier recorded, equal).
+            if any(known.get(k) != v for k, v in given.items()):
                 continue
             value = _value_for(candidate, key)
             if value and value not in choices:

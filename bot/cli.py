@@ -68,7 +68,9 @@ def configure_logging(level: str) -> None:
     root.setLevel(level.upper())
     logging.getLogger("slack_bolt").setLevel(logging.WARNING)
     # Bolt also reads SLACK_BOT_TOKEN itself and warns that the client's token wins: it is the same one.
-    logging.getLogger("slack_bolt.App").addFilter(lambda record: "`token` will be unused" not in record.getMessage())
+    logging.getLogger("slack_bolt.App").addFilter(
+        lambda record: "`token` will be unused" not in record.getMessage()
+    )
     logging.getLogger("slack_sdk").setLevel(logging.WARNING)
     logging.getLogger("httpx").setLevel(logging.WARNING)
 

@@ -30,7 +30,7 @@ from bot.mentions import FollowUp
 from bot.messaging import replace_or_post, try_post, upload
 from bot.policy import Scope
 from bot.services import Asker, BotServices
-from bot.slack_client import Notifier
+from bot.slack_client import Notifier, quiet_client
 from bot.state.models import ThreadRecord
 from diagnosis.masking import mask
 from diagnosis.models import Diagnosis, Platform
@@ -241,5 +241,7 @@ class FollowUps:
             notifier.tell(notice(mask(label("log_link_failed", lang, reason=reason)), emoji=":warning:"))
             audit("log_link", user=user, channel=channel, what=record.draft.describe(), outcome="error")
             return
-        notifier.tell(log_link_message(url, job=diagnosis.target.name or job_id, task=task, lang=lang))
+        # The link is a credential: sent through a client that never logs request bodies.
+        private = Notifier(quiet_client(client), channel=channel, user=user, thread_ts=record.place.thread_ts)
+        private.tell(log_link_message(url, job=diagnosis.target.name or job_id, task=task, lang=lang))
         audit("log_link", user=user, channel=channel, what=record.draft.describe(), outcome="sent", task=task)

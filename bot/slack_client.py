@@ -37,6 +37,22 @@ def make_client(*, token: str | None, base_url: str | None) -> WebClient:
     return WebClient(**kwargs)
 
 
+# A logger that never logs request bodies (slack_sdk logs them at DEBUG): for credential-bearing sends.
+_QUIET = logging.getLogger("diagnose.bot.credential")
+_QUIET.setLevel(logging.WARNING)
+
+
+def quiet_client(client: WebClient) -> WebClient:
+    """The same client, whose request bodies never reach a log, whatever the log level (rulings M2)."""
+    return WebClient(
+        token=client.token,
+        base_url=client.base_url,
+        timeout=client.timeout,
+        retry_handlers=list(client.retry_handlers),
+        logger=_QUIET,
+    )
+
+
 def slack_error(exc: Exception) -> str:
     if isinstance(exc, SlackApiError):
         return str(exc.response.get("error") or "error")
