@@ -11,6 +11,7 @@ chart is drawn, with the Agg backend and without pyplot (no global figure state,
 from __future__ import annotations
 
 import io
+import threading
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -401,6 +402,10 @@ def _png(canvas: Any) -> bytes:
     return buffer.getvalue()
 
 
+# rcParams are process-wide: one drawing at a time (the bot draws from a pool of threads).
+_DRAWING = threading.Lock()
+
+
 def _rc(mpl: Any) -> Any:
     return mpl.rc_context(
         {
@@ -443,7 +448,7 @@ def render_memory_chart(
         return ChartResult(png=None, reason=NO_MATPLOTLIB)
     series = reading.series
     measurements = diagnosis.measurements
-    with _rc(mpl):
+    with _DRAWING, _rc(mpl):
         figure, canvas = _new_figure(mpl, width_px, height_px)
         axes = figure.add_subplot()
         _draw_memory(mpl, axes, series, measurements.memory_limit_bytes, measurements.memory_request_bytes)
@@ -626,7 +631,7 @@ def render_scan_chart(
         return ChartResult(png=None, reason=NO_MATPLOTLIB)
     causes = recurring_causes(scan_result_json)[:8]
     ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-    with _rc(mpl):
+    with _DRAWING, _rc(mpl):
         figure, canvas = _new_figure(mpl, width_px, height_px)
         if causes:
             grid = figure.add_gridspec(2, 1, height_ratios=[3, max(1.0, 0.3 * (len(causes) + 2))])

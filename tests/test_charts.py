@@ -429,3 +429,18 @@ def test_empty_scan_gives_no_chart(tmp_path: Path) -> None:
 def test_png_size_refuses_what_is_not_a_png() -> None:
     with pytest.raises(ValueError, match="not a PNG"):
         charts.png_size(b"GIF89a" + bytes(30))
+
+
+def test_charts_drawn_from_several_threads_at_once_are_each_right() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    peaks = [PEAK + step * GIB // 4 for step in range(4)]
+
+    def draw(peak: int) -> int:
+        values = [*SAMPLES[:2], {"value": str(peak), "timestamp": "2026-04-01T12:00:00Z"}]
+        data = render_memory_chart(oom_diagnosis(peak=peak), [metrics(values)]).figure_data
+        assert data is not None
+        return data.plotted_max_bytes()
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        assert list(pool.map(draw, peaks)) == peaks
