@@ -202,6 +202,8 @@ class HttpSource:
             return Answer(op=op, args=args, error=f"connection failed ({type(exc).__name__})")
         except asyncio.CancelledError:
             raise
+        except Exception as exc:  # a client-side failure must become a limitation, never a traceback
+            return Answer(op=op, args=args, error=f"client error ({type(exc).__name__})")
         return _to_answer(op, args, response, text_answer=text_answer)
 
 
