@@ -109,6 +109,7 @@ async def run_scan(
     """List, filter, and diagnose every abnormal job; `make_source` gives a fresh source per job
     (its own `calls`) over one shared client, so the rate limit holds for the whole scan."""
     t = Translator(CATALOGUE, lang)
+    region = region or getattr(make_source, "fixed_args", {}).get("region")
     result = ScanResult(region=region)
     listing_source = make_source()
     listing = await list_jobs(listing_source, t=t)

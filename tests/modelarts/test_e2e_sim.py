@@ -1,0 +1,263 @@
+"""End to end: the live signed client against the simulator over a real loopback socket."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import jsonschema
+import pytest
+
+from diagnosis import engine
+from diagnosis.cli import main
+from diagnosis.http import RetryPolicy, Throttle
+from diagnosis.modelarts.backend import BACKEND
+from diagnosis.modelarts.scan import run_scan
+from diagnosis.models import Bundle, Diagnosis, Exchange
+from diagnosis.replay import load_bundle
+from diagnosis.sim import Fault, SimServer
+from tests.modelarts.conftest import BUNDLES, EXAMPLES, load, replay
+
+AK = "SIMACCESSKEY00000000"
+SK = "sim-secret-key-for-tests"
+PROJECT = "4f1d2c9e8b7a46d3a5c0e9f812b3d467"
+FAST_RETRY = RetryPolicy(attempts=3, base_delay=0.01, max_delay=0.05, deadline=10.0)
+
+
+@pytest.fixture
+def environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[pytest.MonkeyPatch]:
+    """Keys and project id from the SDK variables; no real credentials file or KooCLI profile."""
+    for name in ("HUAWEICLOUD_SDK_SECURITY_TOKEN", "HUAWEICLOUD_SDK_REGIONS_FILE", "HCLOUD_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("HUAWEICLOUD_SDK_AK", AK)
+    monkeypatch.setenv("HUAWEICLOUD_SDK_SK", SK)
+    monkeypatch.setenv("HUAWEICLOUD_SDK_PROJECT_ID", PROJECT)
+    monkeypatch.setenv("HUAWEICLOUD_SDK_CREDENTIALS_FILE", str(tmp_path / "none"))
+    yield monkeypatch
+
+
+def point_at(monkeypatch: pytest.MonkeyPatch, sim: SimServer, region: str = "cn-north-4") -> None:
+    monkeypatch.setenv("HUAWEICLOUD_SDK_REGION_MODELARTS_" + region.upper().replace("-", "_"), sim.base_url)
+
+
+async def live(bundle: Bundle, **options: Any) -> Diagnosis:
+    request = engine.request_from_bundle(bundle)
+    options.setdefault("retry_policy", FAST_RETRY)
+    async with engine.live(request, **options) as (source, _recorder):
+        return await engine.diagnose_with(request, source, now=bundle.captured_at)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["early-exit-cuda-oom", "multi-task-logs", "running-stalled", "name-substring-match", "exit-137-killed"],
+)
+async def test_live_client_matches_replay(environment: pytest.MonkeyPatch, name: str) -> None:
+    bundle = load(name)
+    with SimServer([bundle], modelarts_keys=(AK, SK)) as sim:
+        point_at(environment, sim)
+        diagnosis = await live(bundle)
+    offline = await engine.replay(bundle, lang="zh")
+    assert diagnosis.to_json_dict() == offline.to_json_dict()
+    # Read-only: GETs, and POST only to the job search.
+    assert {method for method, _path in sim.requests} <= {"GET", "POST"}
+    assert all(path.endswith("/training-job-searches") for method, path in sim.requests if method == "POST")
+    assert not any(path.endswith("/logs/url") for _method, path in sim.requests)
+
+
+async def test_shared_example_over_the_wire(environment: pytest.MonkeyPatch) -> None:
+    bundle = load_bundle(EXAMPLES / "modelarts-insufficient-info.bundle.json")
+    environment.setenv("HUAWEICLOUD_SDK_PROJECT_ID", "3c7f0e9a1b4d4f2e8a6c5d0b9e1f7a23")
+    with SimServer([bundle], modelarts_keys=(AK, SK)) as sim:
+        point_at(environment, sim, "cn-east-3")
+        diagnosis = await live(bundle, retry_policy=RetryPolicy(attempts=1))
+    want = json.loads((EXAMPLES / "modelarts-insufficient-info.diagnosis.json").read_text(encoding="utf-8"))
+    assert diagnosis.calls == want["calls"]
+    assert (diagnosis.category, diagnosis.confidence, diagnosis.fault_level) == (
+        "UNKNOWN",
+        "LOW",
+        "Suspected",
+    )
+
+
+async def test_wrong_secret_key_is_refused_by_the_gateway(environment: pytest.MonkeyPatch) -> None:
+    bundle = load("early-exit-file-not-found")
+    environment.setenv("HUAWEICLOUD_SDK_SK", "not-the-right-secret")
+    with SimServer([bundle], modelarts_keys=(AK, SK)) as sim:
+        point_at(environment, sim)
+        diagnosis = await live(bundle)
+    assert diagnosis.outcome == "permission_denied"
+    assert "APIGW.0301" in diagnosis.root_cause
+    assert diagnosis.permissions == ["modelarts:trainJob:get", "modelarts:trainJob:list"]
+    assert "not-the-right-secret" not in json.dumps(diagnosis.to_json_dict())
+
+
+async def test_throttling_and_5xx_are_retried(environment: pytest.MonkeyPatch) -> None:
+    bundle = load("error-event-image-pull")
+    faults = {
+        "ShowTrainingJobDetails": [Fault(status=429, retry_after=0.05)],
+        "ListTrainingJobEvents": [Fault(status=503, times=2)],
+    }
+    with SimServer([bundle], modelarts_keys=(AK, SK), faults=faults) as sim:
+        point_at(environment, sim)
+        diagnosis = await live(bundle, throttle=Throttle(50.0))
+        assert sim.op_count("ShowTrainingJobDetails") == 2 and sim.op_count("ListTrainingJobEvents") == 3
+    assert (diagnosis.category, diagnosis.confidence) == ("IMAGE_PULL_FAILED", "HIGH")
+    # Retries are not repeated in `calls` (rulings G1).
+    assert diagnosis.calls == ["ShowTrainingJobDetails", "ListTrainingJobEvents", "ListTrainingJobStages"]
+
+
+async def test_persistent_5xx_and_timeouts_are_low(environment: pytest.MonkeyPatch) -> None:
+    bundle = load("early-exit-file-not-found")
+    faults = {"ShowTrainingJobDetails": [Fault(status=502, times=-1)]}
+    with SimServer([bundle], modelarts_keys=(AK, SK), faults=faults) as sim:
+        point_at(environment, sim)
+        failed = await live(bundle)
+    assert (failed.outcome, failed.category, failed.confidence) == ("diagnosed", "UNKNOWN", "LOW")
+    assert failed.next_steps[-1].startswith("建议排查方向")
+
+    with SimServer(
+        [bundle],
+        modelarts_keys=(AK, SK),
+        faults={"ShowTrainingJobDetails": [Fault(timeout=True)]},
+        timeout_hold_seconds=5.0,
+    ) as sim:
+        point_at(environment, sim)
+        timed_out = await live(bundle, timeout=httpx.Timeout(0.3), retry_policy=RetryPolicy(attempts=1))
+    assert (timed_out.category, timed_out.confidence) == ("UNKNOWN", "LOW")
+    assert timed_out.evidence[0].text == "timeout"
+    assert "网络" in timed_out.next_steps[-1]
+
+
+async def test_scan_pages_through_the_list_under_a_rate_limit(environment: pytest.MonkeyPatch) -> None:
+    bundle = load("scan-pages")
+    with SimServer([bundle], modelarts_keys=(AK, SK)) as sim:
+        point_at(environment, sim)
+        seen: list[int] = []
+        async with BACKEND.live_sources(
+            region="cn-north-4", throttle=Throttle(200.0), retry_policy=FAST_RETRY
+        ) as make:
+            result = await run_scan(
+                make,
+                region=None,
+                now=bundle.captured_at,
+                concurrency=3,
+                progress=lambda p: seen.append(p.done),
+            )
+        searches = [path for method, path in sim.requests if method == "POST"]
+    assert len(searches) == 2  # page 0 (50 items) then page 1 (2 items)
+    data = result.to_json_dict()
+    assert (data["schema"], data["platform"], data["region"], data["scanned"]) == (
+        "scan/v1",
+        "modelarts",
+        "cn-north-4",
+        52,
+    )
+    assert data["by_category"] == {"CRASH_APP_ERROR": 3, "permission_denied": 1}
+    assert sorted(item["target"]["name"] for item in data["results"]) == [
+        "scan-denied",
+        "scan-module",
+        "scan-oom-a",
+        "scan-oom-b",
+    ]
+    assert seen[0] == 0 and seen[-1] == 4
+    assert next(signature for signature, _items in result.recurring()).startswith("torch.OutOfMemoryError")
+
+
+def test_cli_against_the_simulator_with_capture(
+    environment: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    bundle_schema: dict[str, Any],
+) -> None:
+    bundle = load("exit-137-killed")
+    job_id = bundle.request["job_id"]
+    captured = tmp_path / "captured.bundle.json"
+    with SimServer([bundle], modelarts_keys=(AK, SK)) as sim:
+        point_at(environment, sim)
+        code = main(
+            [
+                "modelarts",
+                "--job-id",
+                job_id,
+                "--format",
+                "json",
+                "--capture",
+                str(captured),
+                "--as-of",
+                "2026-06-10T02:00:00Z",
+            ]
+        )
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["category"], out["confidence"]) == ("OOM_KILLED", "MEDIUM")
+    data = json.loads(captured.read_text(encoding="utf-8"))
+    jsonschema.validate(data, bundle_schema)
+    # Concurrent calls are recorded as they complete: the same exchanges, maybe in another order.
+    assert sorted(exchange["op"] for exchange in data["exchanges"]) == sorted(out["calls"])
+    assert all("limit" not in exchange["args"] for exchange in data["exchanges"])
+    assert SK not in captured.read_text(encoding="utf-8")
+    # The capture replays to the same diagnosis.
+    again = replay(load_bundle(captured))
+    assert (again.category, again.calls) == ("OOM_KILLED", out["calls"])
+
+
+def test_cli_log_url_prints_only_to_stdout(
+    environment: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    job_id = "0b6f4d2a-7c1e-4a93-8e55-2f90c1d7a3b1"
+    link = "https://obs.cn-north-4.myhuaweicloud.com/logs/modelarts-job-x-worker-0.log?AWSAccessKeyId=AK1&Signature=s1&Expires=1"
+    bundle = Bundle(
+        platform="modelarts",
+        captured_at=load("early-exit-file-not-found").captured_at,
+        request={"job_id": job_id, "region": "cn-north-4"},
+        exchanges=[
+            Exchange(
+                op="ShowObsUrlOfTrainingJobLogs",
+                args={"project_id": PROJECT, "training_job_id": job_id, "task_id": "worker-0"},
+                status=200,
+                body={"obs_url": link},
+            )
+        ],
+    )
+    with SimServer([bundle], modelarts_keys=(AK, SK)) as sim:
+        point_at(environment, sim)
+        assert main(["modelarts", "log-url", "--job-id", job_id, "--task", "worker-0"]) == 0
+        output = capsys.readouterr()
+        assert output.out.strip() == link and link not in output.err
+        assert main(["modelarts", "log-url", "--job-id", job_id, "--task", "worker-9"]) == 1
+        refused = capsys.readouterr()
+        assert refused.out == "" and "HTTP 404" in refused.err
+
+
+def test_cli_missing_project_id_is_a_usage_error(
+    environment: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    environment.delenv("HUAWEICLOUD_SDK_PROJECT_ID")
+    assert main(["modelarts", "--job-id", "x", "--region", "cn-east-3"]) == 2
+    err = capsys.readouterr().err
+    assert "cn-east-3" in err and "HUAWEICLOUD_SDK_PROJECT_ID" in err and SK not in err
+
+
+def test_cli_scan_offline_and_replay(capsys: pytest.CaptureFixture[str]) -> None:
+    bundle = str(BUNDLES / "scan-pages.bundle.json")
+    assert (
+        main(["modelarts", "scan", "--bundle", bundle, "--as-of", "2026-06-10T02:00:00Z", "--format", "json"])
+        == 0
+    )
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["by_category"] == {"CRASH_APP_ERROR": 3, "permission_denied": 1}
+    assert "scan: 4/4 diagnosed" in captured.err
+    assert (
+        main(["modelarts", "scan", "--bundle", bundle, "--query", "results[].target.name", "--lang", "en"])
+        == 0
+    )
+    assert "scan-oom-a" in capsys.readouterr().out
+    assert main(["modelarts", "scan", "--bundle", bundle, "--lang", "en"]) == 0
+    text = capsys.readouterr().out
+    assert "### CRASH_APP_ERROR (3)" in text and "### Recurring errors" in text
+    assert main(["replay", str(BUNDLES / "terminated.bundle.json"), "--lang", "ja"]) == 0
+    assert capsys.readouterr().out.startswith("Out of scope: Terminated")
