@@ -289,7 +289,8 @@ def compose_diagnosed(context: Context) -> Composed:
         init_logs = [
             signal
             for signal in context.signals
-            if signal.observation.kind == "log" and signal.observation.container == verdict.winner.observation.container
+            if signal.observation.kind == "log"
+            and signal.observation.container == verdict.winner.observation.container
         ]
         evidence.extend(_signal_evidence(init_logs, limit=2))
     if verdict.unexplained_kill is not None:

@@ -655,7 +655,10 @@ def decide(signals: list[Signal], *, stopped: bool) -> Verdict:
     causes = [signal for signal in signals if signal.rule.role == "cause"]
     consequences = [signal for signal in signals if signal.rule.role == "consequence"]
     kills = [] if stopped else [signal for signal in signals if signal.rule.role == "kill"]
-    symptoms = [signal for signal in signals if signal.rule.role in ("crash_loop", "pod_error", "kill")]
+    # On a Stopped workload the stop itself kills the pods (exit 137/143, pod phase Failed/Error):
+    # only a crash loop is a symptom of a crash there.
+    symptom_roles = ("crash_loop",) if stopped else ("crash_loop", "pod_error", "kill")
+    symptoms = [signal for signal in signals if signal.rule.role in symptom_roles]
 
     direct = [signal for signal in causes if signal.direct]
     pool = direct or causes
