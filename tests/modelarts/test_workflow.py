@@ -421,3 +421,47 @@ def test_free_text_follows_the_language(lang: str) -> None:
     assert marker in diagnosis.root_cause
     # The signature and evidence stay verbatim (G9).
     assert diagnosis.signature is not None and diagnosis.signature.startswith("FileNotFoundError")
+
+
+def test_error_events_are_paged_until_total() -> None:
+    """`total` above the events returned: the next page is asked with an item offset (API §3.3)."""
+
+    def change(data: dict[str, Any]) -> None:
+        events = data["exchanges"][1]
+        first_page = [
+            {
+                "time": f"2026-06-10T01:00:{i % 60:02d}Z",
+                "level": "Error",
+                "message": f"retrying step {i}",
+                "source": "Job",
+            }
+            for i in range(100)
+        ]
+        cause = events["body"]["events"][0]
+        events["body"] = {"total": 101, "limit": 100, "offset": 0, "events": first_page}
+        second = json.loads(json.dumps(events))
+        second["args"]["offset"] = 100
+        second["body"] = {"total": 101, "limit": 100, "offset": 100, "events": [cause]}
+        data["exchanges"].insert(2, second)
+
+    diagnosis = replay(variant("error-event-image-pull", change))
+    assert diagnosis.calls == [D, E, E, S]
+    assert (diagnosis.category, diagnosis.confidence) == ("IMAGE_PULL_FAILED", "HIGH")
+
+
+def test_demo_bundles_are_valid_and_give_the_branch_outcome(bundle_schema: dict[str, Any]) -> None:
+    from tests.modelarts.conftest import DEMO_BUNDLES
+
+    paths = sorted(DEMO_BUNDLES.glob("modelarts-*.bundle.json"))
+    assert len(paths) == len(EXPECTED)
+    for path in paths:
+        jsonschema.validate(json.loads(path.read_text(encoding="utf-8")), bundle_schema)
+        from diagnosis.replay import load_bundle
+
+        diagnosis = replay(load_bundle(path))
+        want = EXPECTED[path.name.removeprefix("modelarts-").removesuffix(".bundle.json")]
+        assert (diagnosis.outcome, diagnosis.category, diagnosis.calls) == (
+            want.outcome,
+            want.category,
+            want.calls,
+        )
