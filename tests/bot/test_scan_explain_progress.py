@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 
 from bot.policy import Policy, Rule
 from bot.progress import ProgressReporter
@@ -57,19 +56,23 @@ def test_progress_updates_are_coalesced() -> None:
         what="w",
         user="U1",
         lang="en",
-        interval=2.0,
+        interval=60.0,
         clock=lambda: clock[0],
     )
     for op in ("list_workloads", "get_workload_status", "get_workload_events", "get_workload_spec"):
         reporter(op)
         clock[0] += 0.1
     worker.wait_idle(5)
-    assert len(client.updates) == 1 and "finding the workload" in client.updates[0]
-    reporter.close()
-    time.sleep(0)  # nothing scheduled after close
+    assert len(client.updates) == 1, "four steps within the interval make one update"
+    clock[0] += 60.0
     reporter("get_workload_pods")
     worker.wait_idle(5)
-    assert len(client.updates) == 1
+    assert len(client.updates) == 2 and "reading the pods" in client.updates[1]
+    reporter.close()
+    clock[0] += 120.0
+    reporter("get_workload_history")
+    worker.wait_idle(5)
+    assert len(client.updates) == 2, "nothing after close: the report is never overwritten"
     worker.shutdown()
 
 
