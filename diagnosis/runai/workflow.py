@@ -607,7 +607,9 @@ class _Run:
         signals = classify_all(self.status_observations + self.event_observations)
         shown = phase or self.t("word.no_phase")
         if not phase:
+            # Without a phase no branch of the phase rule applies: a partial diagnosis, not a guess.
             self._note(self.t("lim.no_phase"))
+            raise self._unknown_without_status()
         if lowered in FAILED or lowered == "stopped":
             return
         if lowered in SUCCEEDED:
