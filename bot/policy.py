@@ -11,7 +11,7 @@ demo_only: false                  # true: answer from the demo bundles only
 languages: {C0INC0042: zh}        # report language per channel (rulings G9)
 cluster_aliases: {prod-a: 3f1c…}  # cluster names people type → cluster ids
 rate_limit: {per_user: 10, window_seconds: 600}
-rules:
+rules:                            # a list, or a mapping of rule names to rules
   - channels: [C0INC0042]         # channel ids, or "*"
     users: [U0ALICE01]            # optional; with usergroups, either admits
     usergroups: [S0MLOPS]         # optional (needs the usergroups:read scope)
@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from diagnosis.models import Diagnosis, Platform
 
@@ -43,12 +43,17 @@ class PolicyError(ValueError):
     """A policy file that cannot be used, with a one-line reason."""
 
 
-class RateLimit(BaseModel):
+class _Strict(BaseModel):
+    # A misspelt key must stop the bot with a clear message, not silently open or close access.
+    model_config = ConfigDict(extra="forbid")
+
+
+class RateLimit(_Strict):
     per_user: int = Field(default=10, ge=1)
     window_seconds: int = Field(default=600, ge=1)
 
 
-class Rule(BaseModel):
+class Rule(_Strict):
     channels: list[str] = Field(default_factory=lambda: [ANY])
     users: list[str] = Field(default_factory=list)
     usergroups: list[str] = Field(default_factory=list)
@@ -84,12 +89,18 @@ class Scope(BaseModel):
     region: str | None = None
 
 
-class Policy(BaseModel):
+class Policy(_Strict):
     demo_only: bool = False
     languages: dict[str, str] = Field(default_factory=dict)
     cluster_aliases: dict[str, str] = Field(default_factory=dict)
     rate_limit: RateLimit = Field(default_factory=RateLimit)
     rules: list[Rule] = Field(default_factory=list)
+
+    @field_validator("rules", mode="before")
+    @classmethod
+    def _named_rules(cls, value: Any) -> Any:
+        """`rules` may also be a mapping of names to rules (`{oncall: {channels: [...]}}`)."""
+        return list(value.values()) if isinstance(value, dict) else value
 
     @classmethod
     def default(cls) -> Policy:

@@ -10,6 +10,10 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
 def default_state_path() -> Path:
+    """`DIAGNOSE_STATE_DIR/state.sqlite3` (the container's volume), else under XDG_STATE_HOME."""
+    directory = os.environ.get("DIAGNOSE_STATE_DIR")
+    if directory:
+        return Path(directory) / "state.sqlite3"
     base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(base) / "diagnose-bot" / "state.sqlite3"
 

@@ -152,3 +152,15 @@ def test_permission_denied_offers_retry_which_runs_again(
         slack_api.wait_for("chat.update", where=lambda c: "CRASH_APP_ERROR" in c.body.get("text", ""))
         bot.idle()
     assert len(backend.requests) == 2 and backend.requests[1].job_id == "a4e7b1c9-0d23-4f6a-8e5b-c19d2f0a7b84"
+
+
+def test_named_rules_and_strict_keys(tmp_path: Path) -> None:
+    path = tmp_path / "policy.yaml"
+    path.write_text("rules:\n  oncall: {channels: [C1], platforms: [runai]}\n", encoding="utf-8")
+    assert load_policy(path).rules[0].channels == ["C1"]
+    path.write_text("rulez:\n  - channels: [C1]\n", encoding="utf-8")
+    with pytest.raises(PolicyError, match="rulez"):
+        load_policy(path)
+    path.write_text("rules:\n  - chanels: [C1]\n", encoding="utf-8")
+    with pytest.raises(PolicyError, match="chanels"):
+        load_policy(path)
