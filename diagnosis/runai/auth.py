@@ -25,14 +25,15 @@ REFRESH_MARGIN_SECONDS = 60.0
 ASSUMED_LIFETIME_SECONDS = 300.0
 
 
+# Request extension set by the auth flow when no token could be had; TokenFailureTransport then
+# answers that request itself, with the token endpoint's failure, without sending it.
+TOKEN_FAILURE = "runai_token_failure"
+
+
 class TokenRequestFailed(Exception):
-    """The token endpoint refused or failed; carries what the caller should report.
+    """The token endpoint refused or failed; carries the answer the request should get instead."""
 
-    Deliberately not an httpx.TransportError: the Run:ai source turns it into an answer that names
-    the token problem instead of a bare "connection failed".
-    """
-
-    def __init__(self, message: str, *, status: int | None, body: Any = None) -> None:
+    def __init__(self, message: str, *, status: int, body: Any) -> None:
         super().__init__(message)
         self.status = status
         self.body = body
@@ -96,19 +97,20 @@ class RunaiTokenAuth(httpx.Auth):
                 message = data.get("message") or data.get("error_description") or data.get("error")
                 detail = f": {message}" if isinstance(message, str) and message else ""
             status = response.status_code
-            # 4xx from the token endpoint means the credentials (or RUNAI_URL) are wrong: report it
-            # as an authentication refusal; 5xx stays "no answer" (the platform is failing).
             reported = 401 if 400 <= status < 500 else None
             message = (
                 f"Run:ai token request failed (HTTP {status} from {TOKEN_PATH}{detail}); "
                 "check RUNAI_URL, RUNAI_CLIENT_ID and RUNAI_CLIENT_SECRET"
             )
+            # 4xx: the credentials (or RUNAI_URL) are wrong -> an authentication refusal (401).
+            # Otherwise the platform is failing -> 503, like the control plane's own transient errors.
             raise TokenRequestFailed(
-                message, status=reported, body={"code": reported, "message": message} if reported else None
+                message, status=reported or 503, body={"code": reported or 503, "message": message}
             )
         token = data.get("accessToken") or data.get("access_token")
         if not isinstance(token, str) or not token:
-            raise TokenRequestFailed("Run:ai token answer holds no accessToken", status=None)
+            message = "Run:ai token answer holds no accessToken"
+            raise TokenRequestFailed(message, status=503, body={"code": 503, "message": message})
         expires_in = data.get("expiresIn", data.get("expires_in"))
         now = self._clock()
         if isinstance(expires_in, int | float) and not isinstance(expires_in, bool) and expires_in > 0:
@@ -124,18 +126,41 @@ class RunaiTokenAuth(httpx.Auth):
     async def async_auth_flow(self, request: httpx.Request) -> AsyncGenerator[httpx.Request, httpx.Response]:
         if self._lock is None:
             self._lock = asyncio.Lock()
-        if self._needs_refresh():
+        try:
+            if self._needs_refresh():
+                async with self._lock:
+                    if self._needs_refresh():
+                        self._store((yield self._token_request()))
+            used = self._token
+            request.headers["Authorization"] = f"Bearer {used}"
+            response = yield request
+            if response.status_code != 401 or TOKEN_FAILURE in response.extensions:
+                return
+            # Expired or unknown to the issuer: one refresh (shared with concurrent requests), one retry.
             async with self._lock:
-                if self._needs_refresh():
+                if self._token == used:
                     self._store((yield self._token_request()))
-        used = self._token
-        request.headers["Authorization"] = f"Bearer {used}"
-        response = yield request
-        if response.status_code != 401:
-            return
-        # Expired or unknown to the issuer: one refresh (shared with concurrent requests), one retry.
-        async with self._lock:
-            if self._token == used:
-                self._store((yield self._token_request()))
-        request.headers["Authorization"] = f"Bearer {self._token}"
-        yield request
+            request.headers["Authorization"] = f"Bearer {self._token}"
+            yield request
+        except TokenRequestFailed as failure:
+            request.headers.pop("Authorization", None)
+            request.extensions = {**request.extensions, TOKEN_FAILURE: failure}
+            yield request
+
+
+class TokenFailureTransport(httpx.AsyncBaseTransport):
+    """Answers a request that could get no token with the token failure, without sending it."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self._inner = inner
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        failure = request.extensions.get(TOKEN_FAILURE)
+        if isinstance(failure, TokenRequestFailed):
+            return httpx.Response(
+                failure.status, json=failure.body, request=request, extensions={TOKEN_FAILURE: True}
+            )
+        return await self._inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()

@@ -15,13 +15,13 @@ from diagnosis.models import Bundle, DiagnoseRequest, Diagnosis, Platform
 from diagnosis.replay import BundleTransport
 from diagnosis.routes import RouteTable
 from diagnosis.runai import workflow
-from diagnosis.runai.auth import RunaiTokenAuth
+from diagnosis.runai.auth import RunaiTokenAuth, TokenFailureTransport
 from diagnosis.runai.k8s import KubeAccess, KubeUnavailable, load_kube_access
 from diagnosis.runai.messages import LANGUAGES
 from diagnosis.runai.routes import ROUTES, TOKEN_PATH, is_k8s_op
 from diagnosis.runai.settings import ConfigError, RunaiSettings
-from diagnosis.runai.source import RunaiHttpSource, RunaiSource
-from diagnosis.source import CallLog, Recorder
+from diagnosis.runai.source import RunaiSource
+from diagnosis.source import CallLog, HttpSource, Recorder
 
 DEFAULT_TIMEOUT_SECONDS = 20.0
 TOKEN_POST = AllowedPost(re.escape(TOKEN_PATH), "Run:ai token request (client credentials)")
@@ -33,8 +33,16 @@ __all__ = ["BACKEND", "ConfigError", "RunaiBackend"]
 def _transport(
     *, verify: Any = True, retry_policy: RetryPolicy | None, throttle: Throttle | None, allow_token_post: bool
 ) -> httpx.AsyncBaseTransport:
-    """ReadOnlyGuard(Retrying(real transport)): the only POST allowed is the Run:ai token request."""
-    inner = Retrying(httpx.AsyncHTTPTransport(verify=verify), policy=retry_policy, throttle=throttle)
+    """ReadOnlyGuard(Retrying(real transport)): the only POST allowed is the Run:ai token request.
+
+    On the Run:ai side a request that could get no token is answered with the token failure just
+    above the retries (TokenFailureTransport), so it is neither sent nor retried.
+    """
+    inner: httpx.AsyncBaseTransport = Retrying(
+        httpx.AsyncHTTPTransport(verify=verify), policy=retry_policy, throttle=throttle
+    )
+    if allow_token_post:
+        inner = TokenFailureTransport(inner)
     return ReadOnlyGuard(inner, allowed_posts=[TOKEN_POST] if allow_token_post else [])
 
 
@@ -88,7 +96,7 @@ class RunaiBackend:
             auth=auth,
             timeout=timeout,
         ) as runai_client:
-            control = RunaiHttpSource(
+            control = HttpSource(
                 routes=ROUTES,
                 client=runai_client,
                 base_url=url,
@@ -109,7 +117,7 @@ class RunaiBackend:
                 auth=access.auth,
                 timeout=timeout,
             ) as kube_client:
-                kubernetes = RunaiHttpSource(
+                kubernetes = HttpSource(
                     routes=ROUTES,
                     client=kube_client,
                     base_url=access.host,
@@ -127,10 +135,10 @@ class RunaiBackend:
         transport = ReadOnlyGuard(BundleTransport(ROUTES, bundle.exchanges))
         log = CallLog()
         async with httpx.AsyncClient(transport=transport) as client:
-            control = RunaiHttpSource(routes=ROUTES, client=client, base_url=REPLAY_BASE_URL, call_log=log)
+            control = HttpSource(routes=ROUTES, client=client, base_url=REPLAY_BASE_URL, call_log=log)
             has_k8s = any(is_k8s_op(exchange.op) for exchange in bundle.exchanges)
             kubernetes = (
-                RunaiHttpSource(routes=ROUTES, client=client, base_url=REPLAY_BASE_URL, call_log=log)
+                HttpSource(routes=ROUTES, client=client, base_url=REPLAY_BASE_URL, call_log=log)
                 if has_k8s
                 else None
             )

@@ -8,29 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from diagnosis.runai.auth import TokenRequestFailed
 from diagnosis.runai.routes import is_k8s_op
 from diagnosis.source import Answer, HttpSource
-
-
-class RunaiHttpSource(HttpSource):
-    """An HttpSource that reports a failed token request as the answer of the call that needed it."""
-
-    async def _send(
-        self,
-        op: str,
-        args: dict[str, Any],
-        method: str,
-        url: str,
-        query: dict[str, str],
-        body: bytes | None,
-        *,
-        text_answer: bool,
-    ) -> Answer:
-        try:
-            return await super()._send(op, args, method, url, query, body, text_answer=text_answer)
-        except TokenRequestFailed as exc:
-            return Answer(op=op, args=args, status=exc.status, body=exc.body, error=str(exc))
 
 
 class RunaiSource:

@@ -211,8 +211,6 @@ class _Run:
             if project
             else self.t("perm.viewer_cluster", cluster=cluster)
         )
-        if answer.error and "token" in answer.error.lower():
-            self._note(answer.error)
         self._step(self.t("next.grant_and_rerun"))
         return self._finish(
             "permission_denied",
