@@ -62,6 +62,8 @@ class FakeSlackApi:
         self._files = itertools.count(1)
         self.usergroups: dict[str, list[str]] = {}
         self.thread_messages: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        # What apps.connections.open answers (a Socket Mode stand-in's URL).
+        self.socket_mode_url: str | None = None
         api = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -236,7 +238,7 @@ class FakeSlackApi:
         if method == "usergroups.users.list":
             return {"ok": True, "users": self.usergroups.get(str(body.get("usergroup")), [])}
         if method == "apps.connections.open":
-            return {"ok": True, "url": f"ws://127.0.0.1:{self.port}/link"}
+            return {"ok": True, "url": self.socket_mode_url or f"ws://127.0.0.1:{self.port}/link"}
         return {"ok": True}
 
     def uploaded(self, file_id: str) -> bytes:
