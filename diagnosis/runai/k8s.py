@@ -12,6 +12,7 @@ import os
 import ssl
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 from kubernetes import client as k8s_client
@@ -33,16 +34,25 @@ class KubeUnavailable(Exception):
 
 
 class _HeaderAuth(httpx.Auth):
-    """`Authorization` from the Configuration on every request (exec/OIDC tokens may refresh)."""
+    """The Configuration's auth headers on every request (exec/OIDC tokens may refresh)."""
 
-    def __init__(self, header: Callable[[], str | None]) -> None:
-        self._header = header
+    def __init__(self, headers: Callable[[], dict[str, str]]) -> None:
+        self._headers = headers
 
     def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
-        value = self._header()
-        if value:
-            request.headers["Authorization"] = value
+        for name, value in self._headers().items():
+            request.headers[name] = value
         yield request
+
+
+def _auth_headers(configuration: k8s_client.Configuration) -> dict[str, str]:
+    """Headers exactly as the official client would send them (`auth_settings()`)."""
+    headers: dict[str, str] = {}
+    settings: dict[str, Any] = configuration.auth_settings()
+    for setting in settings.values():
+        if isinstance(setting, dict) and setting.get("in") == "header" and setting.get("value"):
+            headers[str(setting["key"])] = str(setting["value"])
+    return headers
 
 
 def _load_configuration(kubeconfig: str | None) -> tuple[k8s_client.Configuration, str]:
@@ -85,8 +95,8 @@ def load_kube_access(kubeconfig: str | None = None) -> KubeAccess:
     if not host.startswith(("http://", "https://")):
         raise KubeUnavailable(f"the {origin} names no API server URL")
     auth: httpx.Auth | None = None
-    if configuration.api_key.get("authorization") or configuration.refresh_api_key_hook:
-        auth = _HeaderAuth(lambda: configuration.get_api_key_with_prefix("authorization"))
+    if _auth_headers(configuration) or configuration.refresh_api_key_hook:
+        auth = _HeaderAuth(lambda: _auth_headers(configuration))
     elif configuration.username and configuration.password:
         auth = httpx.BasicAuth(configuration.username, configuration.password)
     try:
