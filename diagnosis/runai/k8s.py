@@ -48,7 +48,7 @@ class _HeaderAuth(httpx.Auth):
 def _auth_headers(configuration: k8s_client.Configuration) -> dict[str, str]:
     """Headers exactly as the official client would send them (`auth_settings()`)."""
     headers: dict[str, str] = {}
-    settings: dict[str, Any] = configuration.auth_settings()
+    settings: Any = configuration.auth_settings()
     for setting in settings.values():
         if isinstance(setting, dict) and setting.get("in") == "header" and setting.get("value"):
             headers[str(setting["key"])] = str(setting["value"])
