@@ -62,6 +62,9 @@ class LineRule:
     # The line is a consequence when a consequence of one of these kinds came shortly before it
     # (e.g. `Fatal Python error: Aborted` right after an NCCL watchdog abort).
     consequence_after: frozenset[str] = field(default_factory=frozenset)
+    # Whether digits decide this row (`return code: 137`, `EL0004`): lines that differ only in
+    # their digits may then be classified differently (the scanner's shape cache must not apply).
+    digit_sensitive: bool = field(init=False, repr=False, compare=False)
     compiled: re.Pattern[str] = field(init=False, repr=False, compare=False)
     compiled_code: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
     compiled_exit: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
@@ -69,6 +72,7 @@ class LineRule:
     def __post_init__(self) -> None:
         confirm = self.confirm if self.confirm is not None else "|".join(self.scan)
         object.__setattr__(self, "compiled", re.compile(confirm))
+        object.__setattr__(self, "digit_sensitive", bool(re.search(r"[0-9]", confirm + "".join(self.scan))))
         object.__setattr__(self, "compiled_code", re.compile(self.code) if self.code else None)
         object.__setattr__(self, "compiled_exit", re.compile(self.exit_code) if self.exit_code else None)
 
@@ -86,10 +90,7 @@ _SIGNAL_PID = r"Signal ([0-9]+) \(SIG[A-Z]+\) received by PID"
 _ABORTS = frozenset({"nccl_timeout", "child_failed"})
 
 # Lines that only report progress or set-up are never failures (rulings G14).
-NEVER_FAILURE: tuple[re.Pattern[str], ...] = (
-    re.compile(r"\bNCCL INFO\b"),
-    re.compile(r"\bInit COMPLETE\b"),
-)
+NEVER_FAILURE: tuple[str, ...] = ("NCCL INFO", "Init COMPLETE")
 
 LINE_RULES: tuple[LineRule, ...] = (
     # --- hardware: NODE_FAILURE material (G16) -------------------------------------------------
@@ -307,6 +308,7 @@ LINE_RULES: tuple[LineRule, ...] = (
         ("Training end with return code",),
         confirm=r"return code:\s*-?[1-9][0-9]*",
         exit_code=_RETURN_CODE,
+        tier=GENERIC,  # a summary of the exit: the lines before it say why
     ),
     # Shell reports: a bare `Killed` line, or bash's job line `line 1:    42 Killed    python train.py`.
     LineRule(
@@ -338,3 +340,9 @@ def _unique(patterns: list[str]) -> list[str]:
 
 # The combined candidate patterns: what the scanner (and a `grep -E` benchmark) looks for.
 SCAN_PATTERNS: list[str] = _unique([TRACEBACK_HEADER, *(p for rule in LINE_RULES for p in rule.scan)])
+
+# For each scan pattern, the rows (indexes into LINE_RULES, in table order) it can lead to: a line
+# is only checked against the rows whose own candidate patterns it matched.
+RULES_FOR_PATTERN: tuple[tuple[int, ...], ...] = tuple(
+    tuple(index for index, rule in enumerate(LINE_RULES) if pattern in rule.scan) for pattern in SCAN_PATTERNS
+)

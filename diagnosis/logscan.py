@@ -31,6 +31,7 @@ from diagnosis.logrules import (
     GENERIC,
     LINE_RULES,
     NEVER_FAILURE,
+    RULES_FOR_PATTERN,
     SCAN_PATTERNS,
     FindingKind,
     LineRule,
@@ -64,6 +65,8 @@ CONSEQUENCE_WINDOW_LINES = 50
 _TAIL_LINES = 64  # lines read back from the end of each chunk for the newest timestamp
 _PARTIAL_OVERLAP = 4096  # bytes of an unfinished very long line kept to catch matches across reads
 _TIMESTAMP_HEAD_CHARS = 120
+_CLASS_CACHE_SIZE = 4096  # line shapes remembered (lines equal but for their digits)
+_DIGIT_BYTES = b"0123456789"
 
 
 # --------------------------------------------------------------------------------------------
@@ -241,6 +244,8 @@ class _Engine(Protocol):
 
     def matches(self, line: bytes) -> bool: ...
 
+    def pattern_hits(self, line: bytes) -> list[int]: ...
+
 
 class _Re2Engine:
     name = "re2"
@@ -250,13 +255,29 @@ class _Re2Engine:
         options.encoding = module.Options.Encoding.LATIN1  # bytes semantics, like `LC_ALL=C grep`
         options.never_capture = True
         self._regex = module.compile(pattern, options=options)
+        # The wrapper's search() builds a match object per call; the underlying RE2 call does not.
+        self._raw = getattr(self._regex, "_regexp", None)
+        self._unanchored = getattr(getattr(module, "_Anchor", None), "UNANCHORED", None)
+        if self._raw is None or self._unanchored is None:
+            self._raw = None
+        # One pass over a candidate line tells which scan patterns it matched (RE2::Set).
+        self._set = module.Set.SearchSet(options)
+        for scan_pattern in SCAN_PATTERNS:
+            self._set.Add(scan_pattern.encode("ascii"))
+        self._set.Compile()
 
     def find(self, buf: bytes, pos: int, end: int) -> int:
+        if self._raw is not None:
+            return int(self._raw.Match(self._unanchored, buf, pos, end)[0][0])
         match = self._regex.search(buf, pos, end)
         return -1 if match is None else int(match.start())
 
     def matches(self, line: bytes) -> bool:
-        return self._regex.search(line) is not None
+        return self.find(line, 0, len(line)) >= 0
+
+    def pattern_hits(self, line: bytes) -> list[int]:
+        hits = self._set.Match(line)  # None when nothing matched
+        return list(hits) if hits else []
 
 
 class _ReEngine:
@@ -264,6 +285,7 @@ class _ReEngine:
 
     def __init__(self, pattern: bytes) -> None:
         self._regex = re.compile(pattern)
+        self._each = [re.compile(scan_pattern.encode("ascii")) for scan_pattern in SCAN_PATTERNS]
 
     def find(self, buf: bytes, pos: int, end: int) -> int:
         match = self._regex.search(buf, pos, end)
@@ -271,6 +293,9 @@ class _ReEngine:
 
     def matches(self, line: bytes) -> bool:
         return self._regex.search(line) is not None
+
+    def pattern_hits(self, line: bytes) -> list[int]:
+        return [index for index, regex in enumerate(self._each) if regex.search(line)]
 
 
 def _combined_pattern() -> bytes:
@@ -506,7 +531,7 @@ _DIGITS = re.compile(r"[0-9]+")
 
 def _dedupe_key(rule: str, text: str) -> tuple[str, str]:
     _, body = _split_leading_ts(text)
-    return rule, _DIGITS.sub("#", body.strip())[:300]
+    return rule, _DIGITS.sub("#", body.strip()[:300])
 
 
 def _decode(raw: bytes) -> str:
@@ -528,16 +553,6 @@ def _cut_line(raw: bytes, offset: int) -> str:
     begin = max(0, min(offset - MAX_LINE_CHARS // 4, len(raw) - MAX_LINE_CHARS))
     window = _decode(raw[begin : begin + MAX_LINE_CHARS])
     return ("…" if begin > 0 else "") + window + ("…" if begin + MAX_LINE_CHARS < len(raw) else "")
-
-
-def _classify(text: str) -> LineRule | None:
-    for never in NEVER_FAILURE:
-        if never.search(text):
-            return None
-    for rule in LINE_RULES:
-        if rule.compiled.search(text):
-            return rule
-    return None
 
 
 def _group_int(pattern: re.Pattern[str] | None, text: str) -> int | None:
@@ -579,6 +594,7 @@ class LogScanner:
         self._year_hint: int | None = None
         self._last_consequence_line: dict[str, int] = {}
         self._tb: _TracebackState | None = None
+        self._shapes: dict[bytes, tuple[LineRule | None, tuple[str, str] | None]] = {}
         self._finished: LogFindings | None = None
 
     @property
@@ -738,30 +754,64 @@ class LogScanner:
     def _handle_line(
         self, raw: bytes, offset: int, line_number: int, *, open_tracebacks: bool = True
     ) -> None:
+        # Lines that differ only in their digits (times, ranks, pids, sizes) are one "shape": a
+        # shape seen before is neither decoded nor classified again, only counted.
+        shape = raw.translate(None, _DIGIT_BYTES)
+        known = self._shapes.get(shape)
+        if known is not None:
+            known_rule, known_key = known
+            if known_rule is None or known_key is None:
+                return
+            is_consequence = known_rule.is_consequence or self._follows_consequence(known_rule, line_number)
+            if self._repeat(known_rule.kind, is_consequence, line_number, known_key):
+                return
         text = _cut_line(raw, offset)
-        timestamp = self._timestamp(text)
         if open_tracebacks and _HEADER_TEXT in text:
-            self._tb = _TracebackState(text, line_number, timestamp)
+            self._tb = _TracebackState(text, line_number, self._timestamp(text))
             return
-        rule = _classify(text)
-        if rule is None:
+        rule, cacheable = self._classify_line(text)
+        key = _dedupe_key(rule.name, text) if rule is not None else None
+        if cacheable:
+            if len(self._shapes) >= _CLASS_CACHE_SIZE:
+                self._shapes.clear()
+            self._shapes[shape] = (rule, key)
+        if rule is None or key is None:
             return
         is_consequence = rule.is_consequence or self._follows_consequence(rule, line_number)
+        if known is None and self._repeat(rule.kind, is_consequence, line_number, key):
+            return  # a repeat only counts: no need to read its time or build a finding
+        line = text.strip()
         self._add(
             Finding(
                 kind=rule.kind,
                 rule=rule.name,
-                line=text.strip(),
+                line=line,
                 line_number=line_number,
-                timestamp=timestamp,
-                context=[text.strip()],
+                timestamp=self._timestamp(text),
+                context=[line],
                 is_consequence=is_consequence,
                 tier=rule.tier,
                 code=_group_text(rule.compiled_code, text),
                 exit_code=_group_int(rule.compiled_exit, text),
             ),
-            _dedupe_key(rule.name, text),
+            key,
         )
+
+    def _classify(self, text: str) -> LineRule | None:
+        return self._classify_line(text)[0]
+
+    def _classify_line(self, text: str) -> tuple[LineRule | None, bool]:
+        """The first row (in table order) among those whose candidate patterns the line matched,
+        and whether lines of the same shape (other digits) are sure to be classified alike."""
+        if any(never in text for never in NEVER_FAILURE):
+            return None, True
+        hits = self._engine.pattern_hits(text.encode("utf-8", errors="surrogateescape"))
+        rows = sorted({row for hit in hits for row in RULES_FOR_PATTERN[hit]})
+        cacheable = not any(LINE_RULES[row].digit_sensitive for row in rows)
+        for row in rows:
+            if LINE_RULES[row].compiled.search(text):
+                return LINE_RULES[row], cacheable
+        return None, cacheable
 
     def _follows_consequence(self, rule: LineRule, line_number: int) -> bool:
         for kind in rule.consequence_after:
@@ -787,12 +837,14 @@ class LogScanner:
                 context=[line.rstrip() for line in state.frame_lines][-MAX_CONTEXT_LINES:],
                 traceback=parsed,
             )
-            self._add(finding, ("python_traceback_truncated", _DIGITS.sub("#", key_line)[:300]))
+            self._add(
+                finding, ("python_traceback_truncated", _DIGITS.sub("#", key_line)[:300]), counted=False
+            )
             return
-        rule = _classify(parsed.final_line)
+        rule = self._classify(parsed.final_line)
         if rule is None or rule.tier == GENERIC:
             for extra in parsed.continuation[:3]:
-                candidate = _classify(extra)
+                candidate = self._classify(extra)
                 if candidate is not None and candidate.tier == DIRECT:
                     rule = candidate
                     break
@@ -828,15 +880,23 @@ class LogScanner:
         )
         if rule is not None and specific and not finding.is_consequence:
             finding.is_consequence = self._follows_consequence(rule, line_number)
-        self._add(finding, ("traceback:" + finding.rule, _DIGITS.sub("#", parsed.final_line)[:300]))
+        self._add(
+            finding, ("traceback:" + finding.rule, _DIGITS.sub("#", parsed.final_line)[:300]), counted=False
+        )
 
-    def _add(self, finding: Finding, key: tuple[str, str]) -> None:
-        self._kind_counts[finding.kind] = self._kind_counts.get(finding.kind, 0) + 1
-        if finding.is_consequence:
-            self._last_consequence_line[finding.kind] = finding.line_number
+    def _repeat(self, kind: str, is_consequence: bool, line_number: int, key: tuple[str, str]) -> bool:
+        """Count one more line of a kind; True when it repeats a finding already kept."""
+        self._kind_counts[kind] = self._kind_counts.get(kind, 0) + 1
+        if is_consequence:
+            self._last_consequence_line[kind] = line_number
         existing = self._findings.get(key)
-        if existing is not None:
-            existing.occurrences += 1
+        if existing is None:
+            return False
+        existing.occurrences += 1
+        return True
+
+    def _add(self, finding: Finding, key: tuple[str, str], *, counted: bool = True) -> None:
+        if not counted and self._repeat(finding.kind, finding.is_consequence, finding.line_number, key):
             return
         self._findings[key] = finding
         if len(self._findings) > 2 * MAX_FINDINGS:

@@ -462,6 +462,27 @@ def test_identical_lines_from_many_ranks_fold_into_one() -> None:
     assert result.kind_counts["cuda_oom"] == 8
 
 
+def test_lines_that_differ_only_in_digits_can_still_differ_in_kind() -> None:
+    log = "\n".join(
+        [
+            "[ModelArts Service Log]Training end with return code: 1",
+            "[ModelArts Service Log]Training end with return code: 137",
+            "EL0003: invalid argument",
+            "EL0004: invalid argument",
+            "ERR01005 OPS internal error",
+            "ERR02005 DIST internal error",
+        ]
+    )
+    assert [(f.kind, f.line_number) for f in scan_text(log).findings] == [
+        ("killed", 2),
+        ("cuda_error", 3),
+        ("cuda_oom", 4),
+        ("cuda_error", 5),
+        ("nccl_error", 6),
+        ("error", 1),
+    ]
+
+
 def test_findings_are_capped_and_the_real_failure_survives() -> None:
     words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"]
     noise = [f"ERROR: cache {a} {b} unavailable" for a in words for b in words]  # 100 distinct lines
