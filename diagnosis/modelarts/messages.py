@@ -8,6 +8,8 @@ one 方案 of numbered steps, `exit.*` exit-code meanings (rulings M6), `limit.*
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 ZH: dict[str, str] = {
     # --- root causes ---
     "root.insufficient": "当前信息不足以确定根因",
@@ -602,4 +604,19 @@ JA: dict[str, str] = {
 }
 
 CATALOGUE: dict[str, dict[str, str]] = {"zh": ZH, "en": EN, "ja": JA}
+
+
+def format_duration(delta: timedelta, lang: str) -> str:
+    """`4 小时 57 分钟`, `4 h 57 min`, `4 時間 57 分`: the stalled scenario's durations."""
+    minutes = int(delta.total_seconds() // 60)
+    if minutes < 1:
+        return {"zh": "不到 1 分钟", "ja": "1 分未満"}.get(lang, "under a minute")
+    hours, rest = divmod(minutes, 60)
+    if lang == "zh":
+        return f"{hours} 小时 {rest} 分钟" if hours else f"{rest} 分钟"
+    if lang == "ja":
+        return f"{hours} 時間 {rest} 分" if hours else f"{rest} 分"
+    return f"{hours} h {rest:02d} min" if hours else f"{rest} min"
+
+
 LANGUAGES: tuple[str, ...] = ("zh", "en", "ja")

@@ -248,6 +248,10 @@ def parse_events(body: Any) -> EventPage | None:
     return EventPage(events=events, total=total)
 
 
+CHINA_OFFSET = timedelta(hours=8)
+FUTURE_TOLERANCE = timedelta(minutes=5)  # rulings G15: a reading this far after now is impossible
+
+
 @dataclass(frozen=True)
 class TimeReading:
     """A timestamp as written, with the instants it may stand for.
@@ -263,8 +267,14 @@ class TimeReading:
     def ambiguous(self) -> bool:
         return len(self.readings) > 1
 
-
-CHINA_OFFSET = timedelta(hours=8)
+    def age(self, now: datetime, *, threshold: timedelta) -> tuple[timedelta, bool] | None:
+        """Rulings G15: readings more than 5 minutes after now are impossible and dropped; the
+        smallest remaining age counts; doubtful when readings fall on both sides of `threshold`."""
+        ages = [now - instant for instant in self.readings if instant - now <= FUTURE_TOLERANCE]
+        if not ages:
+            return None
+        doubtful = len(ages) > 1 and min(ages) <= threshold < max(ages)
+        return max(min(ages), timedelta(0)), doubtful
 
 
 def read_time(value: Any) -> TimeReading | None:

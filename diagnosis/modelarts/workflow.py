@@ -5,8 +5,8 @@
    the early exit when a task message already holds a traceback that names the cause (M3).
 3. collection: Error events and stages concurrently; log previews only when that gave no HIGH
    evidence (M4). The full-log URL is never fetched here (M2).
-4. analysis: signals from every source, consequences dropped, the strongest category first
-   (G14/G15); HIGH / MEDIUM / LOW by the confidence rules (M5/M6), fault level by M7.
+4. analysis: signals from every source (signals.py), consequences dropped, the strongest category
+   first (G14/G15); HIGH / MEDIUM / LOW by the confidence rules (M5/M6), fault level by M7.
 5. output: a `Diagnosis`; the report renderers do the formatting.
 
 Pure: every answer comes through the Source, the clock is the `now` argument.
@@ -15,18 +15,16 @@ Pure: every answer comes through the Source, the clock is the `now` argument.
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal, Protocol
+from typing import Any
 
 from diagnosis.i18n import Translator
-from diagnosis.logscan import parse_timestamp, parse_traceback, scan_text
+from diagnosis.logscan import scan_text
 from diagnosis.modelarts import rules
-from diagnosis.modelarts.messages import CATALOGUE
+from diagnosis.modelarts.listing import SEARCH, JobListing, Source, list_jobs
+from diagnosis.modelarts.messages import CATALOGUE, format_duration
 from diagnosis.modelarts.parse import (
-    Event,
     Job,
     Preview,
     Stage,
@@ -35,12 +33,21 @@ from diagnosis.modelarts.parse import (
     TimeReading,
     parse_events,
     parse_job,
-    parse_job_page,
     parse_preview,
     parse_stages,
-    read_time,
 )
-from diagnosis.modelarts.routes import EVENTS_PAGE_SIZE, SEARCH_PAGE_SIZE
+from diagnosis.modelarts.routes import EVENTS_PAGE_SIZE
+from diagnosis.modelarts.signals import (
+    ANALYSIS_RULE,
+    Signal,
+    choose,
+    event_signals,
+    message_signals,
+    oom_hint,
+    platform_signals,
+    preview_signals,
+    shorten,
+)
 from diagnosis.models import (
     Category,
     Choice,
@@ -58,18 +65,9 @@ from diagnosis.models import (
 from diagnosis.source import Answer
 from diagnosis.timeutil import iso
 
-
-class Source(Protocol):
-    """What the workflow reads evidence from: a live, replay or test source (diagnosis.source)."""
-
-    @property
-    def calls(self) -> list[str]: ...
-
-    async def fetch(self, op: str, /, *, variant: str | None = None, **args: Any) -> Answer: ...
-
+__all__ = ["JobListing", "Source", "diagnose", "list_jobs", "listing_failure"]
 
 DETAILS = "ShowTrainingJobDetails"
-SEARCH = "ListTrainingJobs"
 EVENTS = "ListTrainingJobEvents"
 STAGES = "ListTrainingJobStages"
 PREVIEW = "ShowTrainingJobLogsPreview"
@@ -84,104 +82,9 @@ NORMAL_PHASES = frozenset({"Completed", "Success", "Succeeded"})
 OBSERVE_PHASES = frozenset({"Creating", "Initializing"})
 
 MAX_PREVIEWS = 8  # rulings M4/M8
-MAX_SEARCH_PAGES = 100  # rulings G4
 MAX_EVENT_PAGES = 10
 STALL_AGE = timedelta(hours=1)  # rulings M8
 PENDING_AGE = timedelta(minutes=30)  # rulings M10
-FUTURE_TOLERANCE = timedelta(minutes=5)  # rulings G15: a reading this far after now is impossible
-EXCERPT_CHARS = 600
-
-SignalKind = Literal["message", "analysis", "record", "phase", "event", "log"]
-# Across source kinds the category order decides; at equal category the runbook's A-E order.
-KIND_ORDER: dict[str, int] = {"message": 0, "analysis": 1, "record": 2, "phase": 3, "event": 4, "log": 5}
-
-
-@dataclass
-class Signal:
-    """One piece of evidence that names a category."""
-
-    rule: rules.Rule
-    kind: SignalKind
-    source: str
-    field: str
-    line: str
-    excerpt: str
-    values: dict[str, str]
-    task: str | None = None
-    traceback: bool = False
-    timestamp: datetime | None = None
-    order: int = 0
-    exit_code: int | None = None
-
-    @property
-    def category(self) -> Category:
-        return self.rule.category
-
-    @property
-    def direct(self) -> bool:
-        return self.rule.direct
-
-    @property
-    def consequence(self) -> bool:
-        return self.rule.consequence
-
-    @property
-    def early_exit(self) -> bool:
-        """Rulings M3: a traceback naming a cause, or an explicit device-memory line."""
-        if self.kind != "message" or self.consequence:
-            return False
-        return self.traceback or self.rule.name == "device_oom"
-
-
-@dataclass
-class JobListing:
-    """Every job of a search, all pages (G4 paging stops), or the failed answer of its first page."""
-
-    jobs: list[Job] = field(default_factory=list)
-    failure: Answer | None = None
-    limitations: list[str] = field(default_factory=list)
-    pages: int = 0
-
-
-async def list_jobs(source: Source, *, name: str | None = None, t: Translator | None = None) -> JobListing:
-    """`ListTrainingJobs` over every page: page index `offset`, `limit` 50, newest first."""
-    translate = t or Translator(CATALOGUE, "en")
-    listing = JobListing()
-    seen: set[str] = set()
-    for page in range(MAX_SEARCH_PAGES):
-        args: dict[str, Any] = {"limit": SEARCH_PAGE_SIZE}
-        if name:
-            args["name"] = name
-        if page:
-            args["offset"] = page
-        answer = await source.fetch(SEARCH, **args)
-        if not answer.ok:
-            if page == 0:
-                listing.failure = answer
-            else:
-                listing.limitations.append(
-                    translate("limit.search_page_failed", page=page + 1, failure=answer.describe_failure())
-                )
-            break
-        parsed = parse_job_page(answer.body)
-        if parsed is None:
-            if page == 0:
-                listing.failure = answer.model_copy(update={"error": "answer has no items list"})
-            else:
-                listing.limitations.append(translate("limit.search_page_unreadable", page=page + 1))
-            break
-        listing.pages = page + 1
-        fresh = [job for job in parsed.jobs if job.job_id and job.job_id not in seen]
-        for job in fresh:
-            seen.add(job.job_id or "")
-            listing.jobs.append(job)
-        if not fresh or parsed.item_count < SEARCH_PAGE_SIZE:
-            break
-        if parsed.count is not None and (page + 1) * SEARCH_PAGE_SIZE >= parsed.count:
-            break
-    else:
-        listing.limitations.append(translate("limit.search_page_cap", pages=MAX_SEARCH_PAGES))
-    return listing
 
 
 async def diagnose(request: DiagnoseRequest, source: Source, *, now: datetime, lang: str) -> Diagnosis:
@@ -202,44 +105,6 @@ def _is_not_found(answer: Answer) -> bool:
 
 def _aware(instant: datetime) -> datetime:
     return instant if instant.tzinfo else instant.replace(tzinfo=UTC)
-
-
-def _sort_time(instant: datetime | None) -> datetime:
-    """Ordering key for log times: all tasks of a job write the same zone (G15), so naive stays naive."""
-    if instant is None:
-        # G14: a failure with no time at all counts as earlier (tracebacks carry no timestamps).
-        return datetime.min
-    if instant.tzinfo is None:
-        return instant
-    return instant.astimezone(UTC).replace(tzinfo=None)
-
-
-def _shorten(text: str, limit: int = EXCERPT_CHARS) -> str:
-    text = text.strip("\n")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _code_location(frames: Sequence[Any]) -> str | None:
-    """The file of the last frame, relative to the job's code directory when it is recognisable."""
-    for frame in reversed(list(frames)):
-        text = str(getattr(frame, "file", None) or frame)
-        found = re.search(r'File "([^"]+)"', text) or re.search(r"(/[^\s\"]+\.py)", text)
-        path = found.group(1) if found else text if text.endswith(".py") else None
-        if not path:
-            continue
-        inside = re.search(r"/user-job-dir/[^/]+/(.+)$", path)
-        return inside.group(1) if inside else path.rsplit("/", 1)[-1]
-    return None
-
-
-def _traceback_excerpt(text: str, final_line: str) -> str:
-    """The line before the exception line (usually the failing statement) and the exception line."""
-    lines = [line for line in text.splitlines() if line.strip()]
-    for index in range(len(lines) - 1, -1, -1):
-        if lines[index].strip() == final_line.strip():
-            start = max(0, index - 1)
-            return "\n".join(lines[start : index + 1])
-    return final_line
 
 
 class _Run:
@@ -540,19 +405,20 @@ class _Run:
     # ------------------------------------------------------------------ the fault path
 
     async def _fault(self, job: Job) -> Diagnosis:
-        message_signals = self._message_signals(job)
-        platform_signals = self._platform_signals(job)
+        from_messages = message_signals(job)
+        from_platform = platform_signals(job)
+        self._cite_unexplained_messages(job, from_messages)
         self._cite_exit_codes(job)
-        if any(signal.early_exit for signal in message_signals):
+        if any(signal.early_exit for signal in from_messages):
             # Early exit (M3): the task message names the cause; no phase-3 call.
-            return self._conclude(job, [*message_signals, *platform_signals])
+            return self._conclude(job, [*from_messages, *from_platform])
 
         events_answer, stages_answer = await asyncio.gather(
             self._error_events(), self.source.fetch(STAGES, training_job_id=job.job_id or self.job_id)
         )
-        event_signals = self._event_signals(events_answer, level_filter="Error")
+        from_events = self._read_events(events_answer, level="Error")
         stages = self._read_stages(stages_answer)
-        signals = [*message_signals, *platform_signals, *event_signals]
+        signals = [*from_messages, *from_platform, *from_events]
         if not any(signal.direct and not signal.consequence for signal in signals):
             # Extended path (M4): the failing tasks' logs, at most 8, concurrently.
             signals.extend(await self._log_signals(job, self._failing_tasks(job)))
@@ -565,139 +431,17 @@ class _Run:
             self.limitations.append(self.t("limit.preview_cap", count=len(tasks), cap=MAX_PREVIEWS))
         return tasks[:MAX_PREVIEWS]
 
+    def _cite_unexplained_messages(self, job: Job, named: Sequence[Signal]) -> None:
+        """Messages no rule names are evidence too (e.g. a vague `internal error`)."""
+        named_fields = {signal.field for signal in named}
+        for status in job.task_statuses:
+            if status.message and f"{status.path}.message" not in named_fields:
+                self._cite(DETAILS, f"{status.path}.message", shorten(status.message))
+
     def _cite_exit_codes(self, job: Job) -> None:
         for status in job.task_statuses:
             if status.exit_code is not None:
                 self._cite(DETAILS, f"{status.path}.exit_code", str(status.exit_code), status.exit_code)
-
-    def _message_signals(self, job: Job) -> list[Signal]:
-        signals: list[Signal] = []
-        for status in job.task_statuses:
-            if not status.message:
-                continue
-            field_path = f"{status.path}.message"
-            found = self._text_signal(
-                status.message, kind="message", source=DETAILS, field=field_path, task=status.task
-            )
-            if found is None:
-                self._cite(DETAILS, field_path, _shorten(status.message))
-                continue
-            found.exit_code = status.exit_code
-            found.order = status.index
-            signals.append(found)
-        return signals
-
-    def _text_signal(
-        self, text: str, *, kind: SignalKind, source: str, field: str, task: str | None
-    ) -> Signal | None:
-        """A traceback's last line, else the most telling line a rule names."""
-        traceback = parse_traceback(text)
-        if traceback is not None and traceback.final_line:
-            matched = rules.match_exception(traceback.final_line)
-            if matched is not None:
-                rule, values = matched
-                values = dict(values)
-                location = _code_location(traceback.frames)
-                if location:
-                    values.setdefault("file", location)
-                    values.setdefault("where", self.t("where.file", file=location))
-                return Signal(
-                    rule=rule,
-                    kind=kind,
-                    source=source,
-                    field=field,
-                    line=traceback.final_line.strip(),
-                    excerpt=_traceback_excerpt(text, traceback.final_line),
-                    values=values,
-                    task=task,
-                    traceback=True,
-                )
-        best: Signal | None = None
-        for line in text.splitlines():
-            matched = rules.match_line(line)
-            if matched is None:
-                continue
-            rule, values = matched
-            candidate = Signal(
-                rule=rule,
-                kind=kind,
-                source=source,
-                field=field,
-                line=line.strip(),
-                excerpt=_shorten(line.strip()),
-                values=values,
-                task=task,
-            )
-            if best is None or _strength(candidate) < _strength(best):
-                best = candidate
-        return best
-
-    def _platform_signals(self, job: Job) -> list[Signal]:
-        """The platform's own verdicts: its analysis, its fault records, a `Timeout` phase."""
-        signals: list[Signal] = []
-        for analysis in job.analyses:
-            matched = rules.match_line(analysis.description)
-            if matched is None:
-                self._cite(DETAILS, analysis.path, _shorten(analysis.description))
-                signals.append(
-                    Signal(
-                        rule=_ANALYSIS_RULE,
-                        kind="analysis",
-                        source=DETAILS,
-                        field=analysis.path,
-                        line=analysis.description.strip(),
-                        excerpt=_shorten(analysis.description),
-                        values={"solution": analysis.solution or ""},
-                        order=analysis.index,
-                    )
-                )
-                continue
-            rule, values = matched
-            signals.append(
-                Signal(
-                    rule=rule,
-                    kind="analysis",
-                    source=DETAILS,
-                    field=analysis.path,
-                    line=analysis.description.strip(),
-                    excerpt=_shorten(analysis.description),
-                    values={**values, "solution": analysis.solution or ""},
-                    order=analysis.index,
-                )
-            )
-        for index, record in enumerate(job.fault_records):
-            rule_name = rules.FAULT_SCENARIO_RULES.get(record.fault_scenario or "")
-            matched = rules.match_line(record.reason) if record.reason else None
-            if rule_name is None and matched is None:
-                continue
-            rule, values = (rules.RULES_BY_NAME[rule_name], {}) if rule_name else matched  # type: ignore[misc]
-            text = " ".join(part for part in (record.fault_scenario, record.reason) if part)
-            signals.append(
-                Signal(
-                    rule=rule,
-                    kind="record",
-                    source=DETAILS,
-                    field=f"{record.path}.fault_scenario" if rule_name else f"{record.path}.reason",
-                    line=text,
-                    excerpt=_shorten(text),
-                    values=values,
-                    task=record.related_task,
-                    order=index,
-                )
-            )
-        if job.phase == "Timeout":
-            signals.append(
-                Signal(
-                    rule=rules.RULES_BY_NAME["time_limit"],
-                    kind="phase",
-                    source=DETAILS,
-                    field="status.phase",
-                    line="Timeout",
-                    excerpt="Timeout",
-                    values={},
-                )
-            )
-        return signals
 
     async def _error_events(self) -> Answer:
         return await self._events(level="Error")
@@ -748,7 +492,8 @@ class _Run:
         body["events"] = events
         return first.model_copy(update={"body": body})
 
-    def _event_signals(self, answer: Answer, *, level_filter: str | None) -> list[Signal]:
+    def _read_events(self, answer: Answer, *, level: str | None) -> list[Signal]:
+        """Cite what the events say (or that there are none) and return the signals they give."""
         if not answer.ok:
             self._note_failure(answer, what=self.t("what.events"))
             return []
@@ -758,43 +503,17 @@ class _Run:
             self.limitations.append(self.t("limit.unreadable", op=EVENTS))
             return []
         shown = page.total if page.total is not None else len(page.events)
-        filter_text = f"level={level_filter}" if level_filter else self.t("evidence.all_levels")
+        filter_text = f"level={level}" if level else self.t("evidence.all_levels")
         if not page.events:
             self._cite(
                 EVENTS, "total", self.t("evidence.event_total", total=shown, filter=filter_text), shown
             )
             return []
-        signals: list[Signal] = []
-        for event in page.events:
-            if level_filter and event.level and event.level.lower() != level_filter.lower():
-                continue
-            matched = rules.match_line(event.message)
-            if matched is None:
-                continue
-            rule, values = matched
-            reading = _event_time(event)
-            signals.append(
-                Signal(
-                    rule=rule,
-                    kind="event",
-                    source=EVENTS,
-                    field=event.path,
-                    line=event.message.strip(),
-                    excerpt=_shorten(f"[{event.time}] {event.message}" if event.time else event.message),
-                    values=values,
-                    timestamp=reading,
-                    order=event.index,
-                )
-            )
+        signals = event_signals(page.events, level=level)
         if not signals:
-            self._cite(
-                EVENTS,
-                "total",
-                self.t("evidence.event_total_unmatched", total=shown, filter=filter_text),
-                shown,
-            )
-            first = page.events[0]
-            self._cite(EVENTS, first.path, _shorten(first.message))
+            unmatched = self.t("evidence.event_total_unmatched", total=shown, filter=filter_text)
+            self._cite(EVENTS, "total", unmatched, shown)
+            self._cite(EVENTS, page.events[0].path, shorten(page.events[0].message))
         return signals
 
     def _read_stages(self, answer: Answer) -> Stages | None:
@@ -842,70 +561,7 @@ class _Run:
                         full=preview.full_size if preview.full_size is not None else "?",
                     )
                 )
-            signals.extend(self._preview_signals(task, preview))
-        return signals
-
-    def _preview_signals(self, task: str, preview: Preview) -> list[Signal]:
-        findings = scan_text(preview.content)
-        field_path = preview.content_field
-        signals: list[Signal] = []
-        covered: set[int] = set()
-        for order, finding in enumerate(findings.findings):
-            if finding.exit_code is not None:
-                # `[ModelArts Service Log]Training end with return code: N` restates the exit code:
-                # it names no cause, so M6 reads it through the task's exit_code instead.
-                covered.add(finding.line_number)
-                continue
-            is_traceback = finding.traceback is not None or finding.kind == "traceback"
-            if is_traceback:
-                matched = rules.match_exception(finding.line)
-            else:
-                matched = rules.match_line(finding.line) or _kind_rule(finding.kind)
-            if matched is None:
-                continue
-            rule, values = matched
-            covered.add(finding.line_number)
-            excerpt = finding.line
-            if is_traceback:
-                before = [
-                    line for line in finding.context if line.strip() and line.strip() != finding.line.strip()
-                ]
-                excerpt = "\n".join([*before[-1:], finding.line])
-            reading = finding.timestamp
-            signals.append(
-                Signal(
-                    rule=_as_consequence(rule) if finding.is_consequence and not rule.consequence else rule,
-                    kind="log",
-                    source=PREVIEW,
-                    field=field_path,
-                    line=_without_timestamp(finding.line),
-                    excerpt=_shorten(excerpt),
-                    values=values,
-                    task=task,
-                    traceback=is_traceback,
-                    timestamp=reading.value if reading is not None else None,
-                    order=order,
-                )
-            )
-        # Lines a generic log scanner may not flag (OBS, downloader, Ascend pre-checks, quotas).
-        for hit in rules.rule_hits(preview.content):
-            if hit.line_number in covered:
-                continue
-            rule, values, line, line_number = hit.rule, hit.values, hit.line, hit.line_number
-            signals.append(
-                Signal(
-                    rule=rule,
-                    kind="log",
-                    source=PREVIEW,
-                    field=field_path,
-                    line=_without_timestamp(line),
-                    excerpt=_shorten(line.strip()),
-                    values=values,
-                    task=task,
-                    timestamp=reading.value if (reading := parse_timestamp(line)) is not None else None,
-                    order=10_000 + line_number,
-                )
-            )
+            signals.extend(preview_signals(task, preview))
         return signals
 
     # ------------------------------------------------------------------ phase 4
@@ -918,7 +574,7 @@ class _Run:
         stages: Stages | None = None,
         events_read: Answer | None = None,
     ) -> Diagnosis:
-        winner = _choose(signals)
+        winner = choose(signals)
         self.consequences = [
             s for s in signals if s.consequence and winner is not None and not winner.consequence
         ]
@@ -956,7 +612,9 @@ class _Run:
 
     def _root_for(self, signal: Signal, job: Job) -> str:
         values = _fill(signal.values)
-        if signal.rule is _ANALYSIS_RULE:
+        if signal.values.get("file"):
+            values["where"] = self.t("where.file", file=signal.values["file"])
+        if signal.rule is ANALYSIS_RULE:
             meaning = _strip_end(signal.line)
         else:
             meaning = self.t(signal.rule.meaning_key, **values)
@@ -969,7 +627,7 @@ class _Run:
             ("log", True): "root.log_traceback",
             ("log", False): "root.log_line",
         }.get((signal.kind, signal.traceback), f"root.{signal.kind}")
-        if signal.rule is _ANALYSIS_RULE:
+        if signal.rule is ANALYSIS_RULE:
             key = "root.analysis_plain"
         return self.t(
             key,
@@ -1008,7 +666,7 @@ class _Run:
                 tasks="、".join(f"`{task}`" for task in tasks)
                 if self.lang in ("zh", "ja")
                 else ", ".join(f"`{task}`" for task in tasks),
-                line=_inline(_shorten(self.consequences[0].line, 120)),
+                line=_inline(shorten(self.consequences[0].line, 120)),
             )
             for consequence in self.consequences:
                 self._cite_signal(consequence)
@@ -1089,7 +747,7 @@ class _Run:
         fixes: tuple[rules.Fix, ...] = ()
         if rule is not None:
             category, meaning_key, fixes = rule.category, rule.meaning_key, rule.fixes
-        if code in (137, 247) and self._oom_hint():
+        if code in (137, 247) and oom_hint(list(self.previews_read.values())):
             category, meaning_key = "OOM_KILLED", "exit.137_oom"
             fixes = rules.RULES_BY_NAME["host_oom"].fixes
         meaning = self.t(meaning_key, **values)
@@ -1113,14 +771,7 @@ class _Run:
     def _message_part(self, status: TaskStatus) -> str:
         if not status.message:
             return self.t("root.message_empty")
-        return self.t("root.message_vague", message=_inline(_shorten(status.message, 120)))
-
-    def _oom_hint(self) -> bool:
-        for preview in self.previews_read.values():
-            tail = preview.content[-20_000:]
-            if any(rules.OOM_HINT.search(line) for line in tail.splitlines()[-50:]):
-                return True
-        return False
+        return self.t("root.message_vague", message=_inline(shorten(status.message, 120)))
 
     def _exit_code_next_steps(self, status: TaskStatus) -> None:
         task = status.task or "?"
@@ -1163,7 +814,7 @@ class _Run:
             confidence="MEDIUM",
             fault_level="Suspected",
             signature=self.t("signature.stage", name=open_stage.name),
-            root_cause=self.t("root.stage_stuck", name=open_stage.name, age=_hours(age, self.lang)),
+            root_cause=self.t("root.stage_stuck", name=open_stage.name, age=format_duration(age, self.lang)),
             recommendations=self._recommendations(
                 (rules.Fix("stall_check", changes_resources=False),), {"stage": open_stage.name}, medium=True
             ),
@@ -1175,7 +826,7 @@ class _Run:
             return stage.duration
         if stage.start is None:
             return None
-        age = _safe_age(stage.start, self.now)
+        age = stage.start.age(self.now, threshold=STALL_AGE)
         if age is None:
             return None
         value, doubtful = age
@@ -1212,7 +863,7 @@ class _Run:
                         failure=f"HTTP {answer.status}"
                         if answer.status is not None
                         else answer.describe_failure(),
-                        message=f"`{_inline(_shorten(message, 120))}`"
+                        message=f"`{_inline(shorten(message, 120))}`"
                         if message
                         else self.t("reason.no_message_short"),
                     ),
@@ -1232,7 +883,7 @@ class _Run:
         if events_empty:
             self.next_steps.append(self.t("next.warning_events"))
         if message:
-            self.next_steps.append(self.t("direction.vague_message", message=_inline(_shorten(message, 120))))
+            self.next_steps.append(self.t("direction.vague_message", message=_inline(shorten(message, 120))))
         else:
             self.next_steps.append(self.t("direction.no_message"))
         return self._result(
@@ -1240,7 +891,7 @@ class _Run:
             category="UNKNOWN",
             confidence="LOW",
             fault_level="Suspected",
-            signature=_shorten(message, 200) if message else None,
+            signature=shorten(message, 200) if message else None,
             root_cause=self.t("root.insufficient"),
         )
 
@@ -1329,8 +980,8 @@ class _Run:
                 root_cause=self.t(
                     "root.stalled",
                     name=open_stage.name,
-                    stage_age=_hours(stage_age, self.lang),
-                    log_age=_hours(log_age, self.lang),
+                    stage_age=format_duration(stage_age, self.lang),
+                    log_age=format_duration(log_age, self.lang),
                 ),
                 recommendations=self._recommendations(
                     (rules.Fix("stall_check", changes_resources=False), rules.Fix("stall_restart")),
@@ -1356,9 +1007,11 @@ class _Run:
     ) -> str:
         parts = [self.t("root.running")]
         if stage is not None and stage_age is not None:
-            parts.append(self.t("root.running_stage", name=stage.name, age=_hours(stage_age, self.lang)))
+            parts.append(
+                self.t("root.running_stage", name=stage.name, age=format_duration(stage_age, self.lang))
+            )
         if log_age is not None:
-            parts.append(self.t("root.running_log", age=_hours(log_age, self.lang)))
+            parts.append(self.t("root.running_log", age=format_duration(log_age, self.lang)))
         return self.t("root.join").join(parts)
 
     def _newest_log_age(self, readings: list[TimeReading]) -> timedelta | None:
@@ -1366,7 +1019,7 @@ class _Run:
         ages: list[timedelta] = []
         doubtful = False
         for reading in readings:
-            result = _safe_age(reading, self.now)
+            result = reading.age(self.now, threshold=STALL_AGE)
             if result is None:
                 continue
             age, doubt = result
@@ -1402,14 +1055,12 @@ class _Run:
                     "root.pending",
                     phase=job.phase,
                     secondary=self._secondary(job),
-                    age=_minutes(age, self.lang),
+                    age=format_duration(age, self.lang),
                 ),
             )
         answer = await self._events(level=None)
-        signals = [
-            s for s in self._event_signals(answer, level_filter=None) if s.category == "RESOURCE_INSUFFICIENT"
-        ]
-        winner = _choose(signals)
+        signals = [s for s in self._read_events(answer, level=None) if s.category == "RESOURCE_INSUFFICIENT"]
+        winner = choose(signals)
         if winner is None:
             self.next_steps.append(self.t("next.look_again"))
             self.next_steps.append(self.t("next.check_pool"))
@@ -1419,14 +1070,14 @@ class _Run:
                     "root.pending_long",
                     phase=job.phase,
                     secondary=self._secondary(job),
-                    age=_minutes(age, self.lang),
+                    age=format_duration(age, self.lang),
                 ),
             )
         self._order_evidence_with(winner)
         confidence: Confidence = "HIGH" if winner.direct else "MEDIUM"
         root = self.t(
             "root.pending_resources",
-            age=_minutes(age, self.lang),
+            age=format_duration(age, self.lang),
             line=_inline(winner.line),
             meaning=self.t(winner.rule.meaning_key, **_fill(winner.values)),
         )
@@ -1445,78 +1096,6 @@ class _Run:
         )
 
 
-# A platform analysis whose description no rule recognises: HIGH (the platform says so), UNKNOWN.
-_ANALYSIS_RULE = rules.Rule("platform_analysis", "UNKNOWN", re.compile(r"$^"), ())
-
-
-def _as_consequence(rule: rules.Rule) -> rules.Rule:
-    return rules.Rule(
-        rule.name,
-        rule.category,
-        rule.pattern,
-        rule.fixes,
-        direct=rule.direct,
-        consequence=True,
-        values=rule.values,
-    )
-
-
-_KIND_RULES: dict[str, str] = {
-    "cuda_oom": "device_oom",
-    "cuda_error": "cuda_error",
-    "nccl_error": "nccl_error",
-    "nccl_timeout": "collective_timeout",
-    "rendezvous": "rendezvous",
-    "oom_killed": "host_oom",
-    "segfault": "segfault",
-    "bus_error": "segfault",
-    "hardware": "gpu_hardware",
-    "disk_full": "disk_full",
-    "child_failed": "child_failed",
-}
-
-
-def _kind_rule(kind: str) -> tuple[rules.Rule, dict[str, str]] | None:
-    name = _KIND_RULES.get(kind)
-    return (rules.RULES_BY_NAME[name], {}) if name else None
-
-
-def _strength(signal: Signal) -> tuple[int, int, int]:
-    """Sort key: non-consequences first, direct first, then the category order of G15."""
-    return (int(signal.consequence), int(not signal.direct), rules.category_rank(signal.category))
-
-
-def _choose(signals: Sequence[Signal]) -> Signal | None:
-    """Rulings G14/G15: drop consequences when anything else names a failure; within one source
-    kind the earliest failure wins (untimed after timed); across kinds the category order decides."""
-    if not signals:
-        return None
-    best_per_kind: list[Signal] = []
-    for kind in KIND_ORDER:
-        members = [s for s in signals if s.kind == kind]
-        if not members:
-            continue
-        members.sort(
-            key=lambda s: (
-                int(s.consequence),
-                int(not s.direct),
-                _sort_time(s.timestamp),
-                rules.category_rank(s.category),
-                s.order,
-            )
-        )
-        best_per_kind.append(members[0])
-    best_per_kind.sort(key=lambda s: (*_strength(s), KIND_ORDER[s.kind]))
-    return best_per_kind[0]
-
-
-def _event_time(event: Event) -> datetime | None:
-    reading = read_time(event.time)
-    if reading is None:
-        return None
-    return reading.readings[0].replace(tzinfo=None) if reading.ambiguous else reading.readings[0]
-
-
 def _exit_code_of(job: Job, task: str | None) -> int | None:
     if task is not None:
         for status in job.task_statuses:
@@ -1526,17 +1105,6 @@ def _exit_code_of(job: Job, task: str | None) -> int | None:
         if status.exit_code not in (None, 0):
             return status.exit_code
     return None
-
-
-def _safe_age(reading: TimeReading, now: datetime) -> tuple[timedelta, bool] | None:
-    """Rulings G15: drop readings more than 5 minutes after now; the smallest remaining age counts,
-    and the answer is doubtful when the readings fall on both sides of the 1-hour mark."""
-    ages = [now - instant for instant in reading.readings if instant - now <= FUTURE_TOLERANCE]
-    if not ages:
-        return None
-    smallest = max(min(ages), timedelta(0))
-    doubtful = len(ages) > 1 and (min(ages) <= STALL_AGE < max(ages))
-    return smallest, doubtful
 
 
 def _fill(values: dict[str, str]) -> dict[str, str]:
@@ -1554,16 +1122,6 @@ def _fill(values: dict[str, str]) -> dict[str, str]:
     return filled
 
 
-def _without_timestamp(line: str) -> str:
-    """A log line without its leading timestamp: the signature is the failing text itself."""
-    text = line.strip()
-    reading = parse_timestamp(text)
-    if reading is not None and text.startswith(reading.text):
-        stripped = text[len(reading.text) :].strip()
-        return stripped or text
-    return text
-
-
 def _inline(text: str | None) -> str:
     """One line, safe inside a Markdown code span."""
     if not text:
@@ -1573,19 +1131,3 @@ def _inline(text: str | None) -> str:
 
 def _strip_end(text: str) -> str:
     return text.strip().rstrip("。.")
-
-
-def _hours(delta: timedelta, lang: str) -> str:
-    minutes = int(delta.total_seconds() // 60)
-    if minutes < 1:
-        return {"zh": "不到 1 分钟", "ja": "1 分未満"}.get(lang, "under a minute")
-    hours, rest = divmod(minutes, 60)
-    if lang == "zh":
-        return f"{hours} 小时 {rest} 分钟" if hours else f"{rest} 分钟"
-    if lang == "ja":
-        return f"{hours} 時間 {rest} 分" if hours else f"{rest} 分"
-    return f"{hours} h {rest:02d} min" if hours else f"{rest} min"
-
-
-def _minutes(delta: timedelta, lang: str) -> str:
-    return _hours(delta, lang)

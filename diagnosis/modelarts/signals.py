@@ -1,0 +1,378 @@
+"""Evidence that names a category: read from task messages, the platform's own analysis, error
+events and log previews with the rule table (rules.py), and ordered as rulings G14/G15 say.
+
+Pure functions of parsed answers: no I/O, no clock, no language (the workflow words the result).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
+from datetime import UTC, datetime
+from typing import Literal
+
+from diagnosis.logscan import parse_timestamp, parse_traceback, scan_text
+from diagnosis.modelarts import rules
+from diagnosis.modelarts.parse import Event, Job, Preview, read_time
+from diagnosis.models import Category
+
+DETAILS = "ShowTrainingJobDetails"
+EVENTS = "ListTrainingJobEvents"
+PREVIEW = "ShowTrainingJobLogsPreview"
+EXCERPT_CHARS = 600
+
+SignalKind = Literal["message", "analysis", "record", "phase", "event", "log"]
+# At equal strength the runbook's A-E order: messages and the platform's analysis, then events, logs.
+KIND_ORDER: dict[str, int] = {"message": 0, "analysis": 1, "record": 2, "phase": 3, "event": 4, "log": 5}
+
+# A platform analysis whose description no rule recognises: HIGH (the platform says so), UNKNOWN.
+ANALYSIS_RULE = rules.Rule("platform_analysis", "UNKNOWN", re.compile(r"$^"), ())
+
+# logscan finding kinds -> the rule that words them, when no row of rules.py names the line itself.
+KIND_RULES: dict[str, str] = {
+    "cuda_oom": "device_oom",
+    "cuda_error": "cuda_error",
+    "nccl_error": "nccl_error",
+    "nccl_timeout": "collective_timeout",
+    "rendezvous": "rendezvous",
+    "oom_killed": "host_oom",
+    "segfault": "segfault",
+    "bus_error": "segfault",
+    "hardware": "gpu_hardware",
+    "disk_full": "disk_full",
+    "child_failed": "child_failed",
+}
+
+
+@dataclass
+class Signal:
+    """One piece of evidence that names a category."""
+
+    rule: rules.Rule
+    kind: SignalKind
+    source: str
+    field: str
+    line: str
+    excerpt: str
+    values: dict[str, str] = dataclass_field(default_factory=dict)
+    task: str | None = None
+    traceback: bool = False
+    timestamp: datetime | None = None
+    order: int = 0
+    exit_code: int | None = None
+    consequence_seen: bool = False  # logscan saw it follow another failure (G14)
+
+    @property
+    def category(self) -> Category:
+        return self.rule.category
+
+    @property
+    def direct(self) -> bool:
+        return self.rule.direct
+
+    @property
+    def consequence(self) -> bool:
+        return self.rule.consequence or self.consequence_seen
+
+    @property
+    def early_exit(self) -> bool:
+        """Rulings M3: a traceback naming a cause, or an explicit device-memory line."""
+        if self.kind != "message" or self.consequence:
+            return False
+        return self.traceback or self.rule.name == "device_oom"
+
+
+def shorten(text: str, limit: int = EXCERPT_CHARS) -> str:
+    text = text.strip("\n")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def without_timestamp(line: str) -> str:
+    """A log line without its leading timestamp: the signature is the failing text itself."""
+    text = line.strip()
+    reading = parse_timestamp(text)
+    if reading is not None and text.startswith(reading.text):
+        return text[len(reading.text) :].strip() or text
+    return text
+
+
+def code_location(frames: Sequence[object]) -> str | None:
+    """The file of the innermost frame, relative to the job's code directory when recognisable."""
+    for frame in reversed(list(frames)):
+        text = str(getattr(frame, "file", None) or frame)
+        found = re.search(r'File "([^"]+)"', text) or re.search(r"(/[^\s\"]+\.py)", text)
+        path = found.group(1) if found else text if text.endswith(".py") else None
+        if not path:
+            continue
+        inside = re.search(r"/user-job-dir/[^/]+/(.+)$", path)
+        return inside.group(1) if inside else path.rsplit("/", 1)[-1]
+    return None
+
+
+def traceback_excerpt(text: str, final_line: str) -> str:
+    """The line before the exception line (usually the failing statement) and the exception line."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    for index in range(len(lines) - 1, -1, -1):
+        if lines[index].strip() == final_line.strip():
+            return "\n".join(lines[max(0, index - 1) : index + 1])
+    return final_line
+
+
+def strength(signal: Signal) -> tuple[int, int, int]:
+    """Sort key: non-consequences first, direct first, then the category order of G15."""
+    return (int(signal.consequence), int(not signal.direct), rules.category_rank(signal.category))
+
+
+def _sort_time(instant: datetime | None) -> datetime:
+    """Log times of one job are written in one zone (G15): naive stays naive, aware goes to UTC."""
+    if instant is None:
+        # G14: a failure with no time at all counts as earlier (tracebacks carry no timestamps).
+        return datetime.min
+    if instant.tzinfo is None:
+        return instant
+    return instant.astimezone(UTC).replace(tzinfo=None)
+
+
+def choose(signals: Sequence[Signal]) -> Signal | None:
+    """Rulings G14/G15: consequences last; within one source kind the earliest failure wins;
+    across kinds the category order decides, then the runbook's A-E order."""
+    best_per_kind: list[Signal] = []
+    for kind in KIND_ORDER:
+        members = [signal for signal in signals if signal.kind == kind]
+        if members:
+            members.sort(
+                key=lambda s: (
+                    int(s.consequence),
+                    int(not s.direct),
+                    _sort_time(s.timestamp),
+                    rules.category_rank(s.category),
+                    s.order,
+                )
+            )
+            best_per_kind.append(members[0])
+    best_per_kind.sort(key=lambda s: (*strength(s), KIND_ORDER[s.kind]))
+    return best_per_kind[0] if best_per_kind else None
+
+
+def text_signal(text: str, *, kind: SignalKind, source: str, field: str, task: str | None) -> Signal | None:
+    """A traceback's last line (with the failing file), else the most telling line a rule names."""
+    traceback = parse_traceback(text)
+    if traceback is not None and traceback.final_line:
+        matched = rules.match_exception(traceback.final_line)
+        if matched is not None:
+            rule, values = matched
+            values = dict(values)
+            location = code_location(traceback.frames)
+            if location:
+                values.setdefault("file", location)
+            return Signal(
+                rule=rule,
+                kind=kind,
+                source=source,
+                field=field,
+                line=traceback.final_line.strip(),
+                excerpt=traceback_excerpt(text, traceback.final_line),
+                values=values,
+                task=task,
+                traceback=True,
+            )
+    best: Signal | None = None
+    for line in text.splitlines():
+        matched = rules.match_line(line)
+        if matched is None:
+            continue
+        candidate = Signal(
+            rule=matched[0],
+            kind=kind,
+            source=source,
+            field=field,
+            line=line.strip(),
+            excerpt=shorten(line.strip()),
+            values=matched[1],
+            task=task,
+        )
+        if best is None or strength(candidate) < strength(best):
+            best = candidate
+    return best
+
+
+def message_signals(job: Job) -> list[Signal]:
+    """Rule A: the task messages (`status.task_statuses[].message`)."""
+    signals: list[Signal] = []
+    for status in job.task_statuses:
+        if not status.message:
+            continue
+        found = text_signal(
+            status.message, kind="message", source=DETAILS, field=f"{status.path}.message", task=status.task
+        )
+        if found is not None:
+            found.exit_code = status.exit_code
+            found.order = status.index
+            signals.append(found)
+    return signals
+
+
+def platform_signals(job: Job) -> list[Signal]:
+    """Rule A: the platform's own verdicts: its analysis, its fault records, a `Timeout` phase."""
+    signals: list[Signal] = []
+    for analysis in job.analyses:
+        matched = rules.match_line(analysis.description)
+        rule, values = matched if matched is not None else (ANALYSIS_RULE, {})
+        signals.append(
+            Signal(
+                rule=rule,
+                kind="analysis",
+                source=DETAILS,
+                field=analysis.path,
+                line=analysis.description.strip(),
+                excerpt=shorten(analysis.description),
+                values={**values, "solution": analysis.solution or ""},
+                order=analysis.index,
+            )
+        )
+    for index, record in enumerate(job.fault_records):
+        scenario_rule = rules.FAULT_SCENARIO_RULES.get(record.fault_scenario or "")
+        matched = rules.match_line(record.reason) if record.reason else None
+        if scenario_rule is not None:
+            rule, values, where = rules.RULES_BY_NAME[scenario_rule], {}, "fault_scenario"
+        elif matched is not None:
+            rule, values, where = matched[0], matched[1], "reason"
+        else:
+            continue
+        text = " ".join(part for part in (record.fault_scenario, record.reason) if part)
+        signals.append(
+            Signal(
+                rule=rule,
+                kind="record",
+                source=DETAILS,
+                field=f"{record.path}.{where}",
+                line=text,
+                excerpt=shorten(text),
+                values=values,
+                task=record.related_task,
+                order=index,
+            )
+        )
+    if job.phase == "Timeout":
+        signals.append(
+            Signal(
+                rule=rules.RULES_BY_NAME["time_limit"],
+                kind="phase",
+                source=DETAILS,
+                field="status.phase",
+                line="Timeout",
+                excerpt="Timeout",
+            )
+        )
+    return signals
+
+
+def _event_time(event: Event) -> datetime | None:
+    reading = read_time(event.time)
+    if reading is None:
+        return None
+    return reading.readings[0].replace(tzinfo=None) if reading.ambiguous else reading.readings[0]
+
+
+def event_signals(events: Sequence[Event], *, level: str | None) -> list[Signal]:
+    """Rule B: events whose message states the problem (of the asked level, when one was asked)."""
+    signals: list[Signal] = []
+    for event in events:
+        if level and event.level and event.level.lower() != level.lower():
+            continue
+        matched = rules.match_line(event.message)
+        if matched is None:
+            continue
+        signals.append(
+            Signal(
+                rule=matched[0],
+                kind="event",
+                source=EVENTS,
+                field=event.path,
+                line=event.message.strip(),
+                excerpt=shorten(f"[{event.time}] {event.message}" if event.time else event.message),
+                values=matched[1],
+                timestamp=_event_time(event),
+                order=event.index,
+            )
+        )
+    return signals
+
+
+def _kind_rule(kind: str) -> tuple[rules.Rule, dict[str, str]] | None:
+    name = KIND_RULES.get(kind)
+    return (rules.RULES_BY_NAME[name], {}) if name else None
+
+
+def preview_signals(task: str, preview: Preview) -> list[Signal]:
+    """The extended path: traceback and error lines of a task's log preview (logscan, then the
+    platform lines a generic scanner may not flag: OBS, downloader, Ascend pre-checks, quotas)."""
+    findings = scan_text(preview.content)
+    signals: list[Signal] = []
+    covered: set[int] = set()
+    for order, finding in enumerate(findings.findings):
+        if finding.exit_code is not None:
+            # `[ModelArts Service Log]Training end with return code: N` restates the exit code:
+            # it names no cause, so M6 reads it through the task's exit_code instead.
+            covered.add(finding.line_number)
+            continue
+        is_traceback = finding.traceback is not None or finding.kind == "traceback"
+        if is_traceback:
+            matched = rules.match_exception(finding.line)
+        else:
+            matched = rules.match_line(finding.line) or _kind_rule(finding.kind)
+        if matched is None:
+            continue
+        covered.add(finding.line_number)
+        excerpt = finding.line
+        if is_traceback:
+            before = [
+                line for line in finding.context if line.strip() and line.strip() != finding.line.strip()
+            ]
+            excerpt = "\n".join([*before[-1:], finding.line])
+        signals.append(
+            Signal(
+                rule=matched[0],
+                kind="log",
+                source=PREVIEW,
+                field=preview.content_field,
+                line=without_timestamp(finding.line),
+                excerpt=shorten(excerpt),
+                values=matched[1],
+                task=task,
+                traceback=is_traceback,
+                timestamp=finding.timestamp.value if finding.timestamp is not None else None,
+                order=order,
+                consequence_seen=finding.is_consequence,
+            )
+        )
+    for hit in rules.rule_hits(preview.content):
+        if hit.line_number in covered:
+            continue
+        reading = parse_timestamp(hit.line)
+        signals.append(
+            Signal(
+                rule=hit.rule,
+                kind="log",
+                source=PREVIEW,
+                field=preview.content_field,
+                line=without_timestamp(hit.line),
+                excerpt=shorten(hit.line.strip()),
+                values=hit.values,
+                task=task,
+                timestamp=reading.value if reading is not None else None,
+                order=10_000 + hit.line_number,
+            )
+        )
+    return signals
+
+
+def oom_hint(previews: Sequence[Preview]) -> bool:
+    """Rulings M6: evidence of host memory exhaustion at the end of a log (`Killed`, …)."""
+    for preview in previews:
+        tail = preview.content[-20_000:].splitlines()[-50:]
+        if any(rules.OOM_HINT.search(line) for line in tail):
+            return True
+    return False
