@@ -328,6 +328,7 @@ def _engine(name: str) -> _Engine:
 # --------------------------------------------------------------------------------------------
 
 _HEADER_TEXT = "Traceback (most recent call last):"
+_HEADER_BYTES = _HEADER_TEXT.encode("ascii")
 _CHAIN_SEPARATORS = (
     "During handling of the above exception, another exception occurred:",
     "The above exception was the direct cause of the following exception:",
@@ -756,8 +757,9 @@ class LogScanner:
     ) -> None:
         # Lines that differ only in their digits (times, ranks, pids, sizes) are one "shape": a
         # shape seen before is neither decoded nor classified again, only counted.
-        shape = raw.translate(None, _DIGIT_BYTES)
-        known = self._shapes.get(shape)
+        header = _HEADER_BYTES in raw
+        shape = b"" if header else raw.translate(None, _DIGIT_BYTES)
+        known = None if header else self._shapes.get(shape)
         if known is not None:
             known_rule, known_key = known
             if known_rule is None or known_key is None:
@@ -771,7 +773,7 @@ class LogScanner:
             return
         rule, cacheable = self._classify_line(text)
         key = _dedupe_key(rule.name, text) if rule is not None else None
-        if cacheable:
+        if cacheable and not header:
             if len(self._shapes) >= _CLASS_CACHE_SIZE:
                 self._shapes.clear()
             self._shapes[shape] = (rule, key)

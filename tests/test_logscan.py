@@ -386,6 +386,31 @@ def test_prefixed_worker_tracebacks() -> None:
     assert apex.context[-2:] == ["    import apex", "ModuleNotFoundError: No module named 'apex'"]
 
 
+def test_interleaved_worker_tracebacks_are_all_followed() -> None:
+    log = """\
+[rank1]: Traceback (most recent call last):
+[rank3]: Traceback (most recent call last):
+[rank1]:   File "/workspace/train.py", line 120, in main
+[rank3]:   File "/workspace/train.py", line 120, in main
+[rank1]:     loss.backward()
+[rank3]:     loss.backward()
+[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.
+[rank3]: RuntimeError: CUDA error: an illegal memory access was encountered
+step 100
+[rank5]: Traceback (most recent call last):
+[rank5]:   File "/workspace/data.py", line 7, in load
+[rank5]:     return json.load(f)
+[rank5]: ValueError: bad json
+"""
+    result = scan_text(log)
+    assert [(f.kind, f.line_number) for f in result.findings] == [
+        ("cuda_oom", 7),
+        ("cuda_error", 8),
+        ("traceback", 13),
+    ]
+    assert result.findings[2].exception_name == "ValueError"
+
+
 def test_parse_traceback_on_the_example_task_message() -> None:
     bundle = json.loads((EXAMPLES / "modelarts-early-exit-traceback.bundle.json").read_text(encoding="utf-8"))
     diagnosis = json.loads(
