@@ -99,6 +99,7 @@ ZH: dict[str, str] = {
     "exit.other": "退出码 {code} 没有已知的特定含义{signal_part}",
     "exit.signal_part": "（{signal}：进程被信号终止）",
     "label.framework": "框架",
+    "label.list_sep": "、",
     # --- fixes: one 方案 each, numbered steps ---
     "fix.reduce_batch": "1. 减小 batch size（可用梯度累积保持等效 batch）\n2. 启用混合精度（AMP）或梯度检查点以降低显存占用\n3. 修改后重新提交训练作业",
     "fix.bigger_flavor": "1. 改用显存更大的规格，或增加卡数并用数据并行切分 batch\n2. 重新提交训练作业",
@@ -299,6 +300,7 @@ EN: dict[str, str] = {
     "exit.other": "exit code {code} has no known specific meaning{signal_part}",
     "exit.signal_part": " ({signal}: the process was killed by a signal)",
     "label.framework": "framework",
+    "label.list_sep": ", ",
     "fix.reduce_batch": "1. Reduce the batch size (gradient accumulation keeps the effective batch)\n2. Enable mixed precision (AMP) or gradient checkpointing to use less device memory\n3. Resubmit the training job",
     "fix.bigger_flavor": "1. Use a flavor with more device memory, or more cards with data parallelism splitting the batch\n2. Resubmit the training job",
     "fix.rerun_elsewhere": "1. Resubmit the training job so the platform schedules it on another node (in a dedicated pool, isolate the faulty node first)\n2. If the same node fails again, note the node and the time of the fault",
@@ -494,6 +496,7 @@ JA: dict[str, str] = {
     "exit.other": "終了コード {code} に既知の特定の意味はありません{signal_part}",
     "exit.signal_part": "（{signal}：シグナルによる終了）",
     "label.framework": "フレームワーク",
+    "label.list_sep": "、",
     "fix.reduce_batch": "1. バッチサイズを小さくします（勾配累積で実効バッチを維持できます）\n2. 混合精度（AMP）または勾配チェックポイントを有効にしてデバイスメモリ使用量を減らします\n3. トレーニングジョブを再送信します",
     "fix.bigger_flavor": "1. デバイスメモリの大きい仕様を使うか、カード数を増やしてデータ並列でバッチを分割します\n2. トレーニングジョブを再送信します",
     "fix.rerun_elsewhere": "1. トレーニングジョブを再送信し、別のノードにスケジュールさせます（専用リソースプールでは先に故障ノードを隔離します）\n2. 同じノードで障害が繰り返す場合は、ノードと障害時刻を記録します",

@@ -663,9 +663,7 @@ class _Run:
             tasks = sorted({s.task for s in self.consequences if s.task}) or ["?"]
             root += self.t(
                 "root.consequence_suffix",
-                tasks="、".join(f"`{task}`" for task in tasks)
-                if self.lang in ("zh", "ja")
-                else ", ".join(f"`{task}`" for task in tasks),
+                tasks=self.t("label.list_sep").join(f"`{task}`" for task in tasks),
                 line=_inline(shorten(self.consequences[0].line, 120)),
             )
             for consequence in self.consequences:
@@ -703,11 +701,7 @@ class _Run:
 
     def _field_label(self, signal: Signal) -> str:
         if signal.kind == "log" and signal.task:
-            return (
-                f"{signal.field}（{signal.task}）"
-                if self.lang in ("zh", "ja")
-                else f"{signal.field} ({signal.task})"
-            )
+            return _log_field(signal.field, signal.task)
         return signal.field
 
     def _diagnosed_indirect(self, job: Job, winner: Signal) -> Diagnosis:
@@ -943,9 +937,7 @@ class _Run:
             newest.append(reading)
             self._cite(
                 PREVIEW,
-                f"{preview.content_field}（{task}）"
-                if self.lang in ("zh", "ja")
-                else f"{preview.content_field} ({task})",
+                _log_field(preview.content_field, task),
                 self.t("evidence.latest_log_line", text=latest.text),
             )
         open_stage = stages.open_stage() if stages is not None else None
@@ -1105,6 +1097,11 @@ def _exit_code_of(job: Job, task: str | None) -> int | None:
         if status.exit_code not in (None, 0):
             return status.exit_code
     return None
+
+
+def _log_field(field: str, task: str) -> str:
+    """Evidence field of a log preview: the answer's field and the task it belongs to."""
+    return f"{field} ({task})"
 
 
 def _fill(values: dict[str, str]) -> dict[str, str]:
