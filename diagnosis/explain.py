@@ -4,7 +4,8 @@ torch_npu code means, from the built-in catalogue (diagnosis.explain_catalogue).
 Lookup is case-insensitive; numeric strings are exit codes; `ERR` + 5 digits (torch_npu) and the
 Ascend `E…` families are decoded by their structure. A code that is not in the catalogue gives
 None: its meaning is never guessed (e.g. ModelArts "1.015", which the references searched for
-and did not find). The Slack bot calls `explain()` directly; the CLI renders its result.
+and did not find). The Slack bot calls `explain()` directly; `Explanation.to_markdown()` (the
+same Markdown as `diagnose explain`) and the JSON fields are what it shows.
 """
 
 from __future__ import annotations
@@ -56,6 +57,9 @@ class Explanation(BaseModel):
     http_status: str | None = None
     signal: str | None = None
     decoded: dict[str, str] | None = Field(default=None, description="parts of a structured code")
+
+    def to_markdown(self) -> str:
+        return render_explanation_markdown(self)
 
 
 _INDEX: dict[str, Entry] = {}
@@ -250,10 +254,10 @@ def _out_of_resource(code: str, lang: str) -> Explanation:
     )
 
 
-def explain(code: str, *, lang: str = "en") -> Explanation | None:
+def explain(code: str | int, *, lang: str = "en") -> Explanation | None:
     """The catalogue's explanation of `code`, or None when the code is not in the catalogue."""
     language = _language(lang)
-    text = normalize_code(code)
+    text = normalize_code(str(code))
     if not text:
         return None
     if _EXIT_CODE.match(text):
@@ -274,10 +278,10 @@ def explain(code: str, *, lang: str = "en") -> Explanation | None:
     return None
 
 
-def unknown_message(code: str, *, lang: str = "en") -> str:
+def unknown_message(code: str | int, *, lang: str = "en") -> str:
     """What to say for a code that is not in the catalogue (its meaning is not guessed)."""
     language = _language(lang)
-    text = normalize_code(code)
+    text = normalize_code(str(code))
     note = UNDOCUMENTED.get(text.upper())
     if language == "zh":
         message = f"`{text}` 不在内置目录中，不对其含义做猜测。"
@@ -291,3 +295,50 @@ def unknown_message(code: str, *, lang: str = "en") -> str:
 def catalogue_codes() -> list[str]:
     """Every code the catalogue names directly (exit codes and structured families excluded)."""
     return [entry.code for entry in ENTRIES]
+
+
+_LABELS: dict[str, dict[str, str]] = {
+    "en": {
+        "meaning": "Meaning",
+        "cause": "Likely cause",
+        "todo": "What to do",
+        "source": "Source",
+        "http": "HTTP status",
+        "signal": "Signal",
+        "change": "changes resources: a person runs this after confirming",
+    },
+    "zh": {
+        "meaning": "含义",
+        "cause": "可能原因",
+        "todo": "处理建议",
+        "source": "来源",
+        "http": "HTTP 状态码",
+        "signal": "信号",
+        "change": "涉及变更：需用户确认后手动执行",
+    },
+}
+
+
+def render_explanation_markdown(explanation: Explanation) -> str:
+    """Markdown for one explanation (fixed labels in the explanation's language)."""
+    labels = _LABELS.get(explanation.lang, _LABELS["en"])
+    colon = "：" if explanation.lang == "zh" else ": "
+    lines = [f"## {explanation.title}", ""]
+    lines.append(f"**{labels['meaning']}**{colon}{explanation.meaning}")
+    lines.append("")
+    lines.append(f"**{labels['cause']}**{colon}{explanation.likely_cause}")
+    if explanation.http_status:
+        lines.append("")
+        lines.append(f"**{labels['http']}**{colon}{explanation.http_status}")
+    if explanation.signal:
+        lines.append("")
+        lines.append(f"**{labels['signal']}**{colon}{explanation.signal}")
+    lines.append("")
+    lines.append(f"**{labels['todo']}**")
+    lines.append("")
+    for number, step in enumerate(explanation.what_to_do, start=1):
+        note = f" _({labels['change']})_" if step.changes_resources else ""
+        lines.append(f"{number}. {step.text}{note}")
+    lines.append("")
+    lines.append(f"{labels['source']}{colon}{explanation.source}")
+    return "\n".join(lines) + "\n"

@@ -10,54 +10,16 @@ import argparse
 import json
 from typing import Any
 
-from diagnosis.explain import LANGUAGES, SCHEMA, Explanation, explain, normalize_code, unknown_message
+from diagnosis.explain import (
+    LANGUAGES,
+    SCHEMA,
+    Explanation,
+    explain,
+    normalize_code,
+    render_explanation_markdown,
+    unknown_message,
+)
 from diagnosis.masking import mask
-
-_LABELS: dict[str, dict[str, str]] = {
-    "en": {
-        "meaning": "Meaning",
-        "cause": "Likely cause",
-        "todo": "What to do",
-        "source": "Source",
-        "http": "HTTP status",
-        "signal": "Signal",
-        "change": "changes resources: a person runs this after confirming",
-    },
-    "zh": {
-        "meaning": "含义",
-        "cause": "可能原因",
-        "todo": "处理建议",
-        "source": "来源",
-        "http": "HTTP 状态码",
-        "signal": "信号",
-        "change": "涉及变更：需用户确认后手动执行",
-    },
-}
-
-
-def render_explanation_markdown(explanation: Explanation) -> str:
-    """Markdown for one explanation (fixed labels in the explanation's language)."""
-    labels = _LABELS.get(explanation.lang, _LABELS["en"])
-    colon = "：" if explanation.lang == "zh" else ": "
-    lines = [f"## {explanation.title}", ""]
-    lines.append(f"**{labels['meaning']}**{colon}{explanation.meaning}")
-    lines.append("")
-    lines.append(f"**{labels['cause']}**{colon}{explanation.likely_cause}")
-    if explanation.http_status:
-        lines.append("")
-        lines.append(f"**{labels['http']}**{colon}{explanation.http_status}")
-    if explanation.signal:
-        lines.append("")
-        lines.append(f"**{labels['signal']}**{colon}{explanation.signal}")
-    lines.append("")
-    lines.append(f"**{labels['todo']}**")
-    lines.append("")
-    for number, step in enumerate(explanation.what_to_do, start=1):
-        note = f" _({labels['change']})_" if step.changes_resources else ""
-        lines.append(f"{number}. {step.text}{note}")
-    lines.append("")
-    lines.append(f"{labels['source']}{colon}{explanation.source}")
-    return "\n".join(lines) + "\n"
 
 
 def explanation_json(code: str, explanation: Explanation | None, *, lang: str) -> dict[str, Any]:

@@ -201,6 +201,15 @@ def test_unknown_message_is_plain_and_cites_the_search_for_1_015() -> None:
     assert unknown_message("1.015", lang="zh").startswith("`1.015` 不在内置目录中，不对其含义做猜测。")
 
 
+def test_integer_codes_and_markdown_for_the_bot() -> None:
+    explanation = explain(139, lang="zh")
+    assert explanation is not None and explanation.code == "139"
+    markdown = explanation.to_markdown()
+    assert markdown.startswith("## 139 — 进程退出码\n")
+    assert "**含义**：段错误，SIGSEGV（128+11）。" in markdown
+    assert explain(3) is None
+
+
 def test_other_languages_fall_back_to_english() -> None:
     explanation = explain("OOMKilled", lang="ja")
     assert explanation is not None and explanation.lang == "en"
