@@ -422,6 +422,10 @@ class Conversation:
     ) -> None:
         """A choice clicked or a value typed: resume the stored request with the answer."""
         services = self.services
+        waiting = services.store.get_pending(pending_id)
+        # A click is only ever an answer in the channel the question was asked in.
+        if waiting is not None and channel is not None and channel != waiting.place.channel:
+            return
         pending = services.store.take_pending(pending_id)
         if pending is None or pending.kind != "question" or pending.question is None:
             if channel:
@@ -432,8 +436,6 @@ class Conversation:
             services, platform=pending.draft.platform, channel=place.channel, explicit=pending.lang
         )
         question = pending.question
-        if channel is not None and channel != place.channel:
-            return
         draft = access.with_aliases(services, pending.draft.with_answer(question.key, value))
         decision = access.before_run(services, draft, user=user, channel=place.channel)
         if not decision.allowed:
