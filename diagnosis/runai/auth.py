@@ -54,8 +54,6 @@ def jwt_expiry(token: str) -> float | None:
 
 
 class RunaiTokenAuth(httpx.Auth):
-    requires_response_body = True
-
     def __init__(
         self,
         *,
@@ -120,6 +118,10 @@ class RunaiTokenAuth(httpx.Auth):
             self._expires_at = exp if exp is not None else now + ASSUMED_LIFETIME_SECONDS
         self._token = token
 
+    async def _store_answer(self, response: httpx.Response) -> None:
+        await response.aread()  # async_auth_flow is ours: httpx does not read bodies for us here
+        self._store(response)
+
     def sync_auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
         raise RuntimeError("RunaiTokenAuth is used with httpx.AsyncClient only")
 
@@ -130,7 +132,7 @@ class RunaiTokenAuth(httpx.Auth):
             if self._needs_refresh():
                 async with self._lock:
                     if self._needs_refresh():
-                        self._store((yield self._token_request()))
+                        await self._store_answer((yield self._token_request()))
             used = self._token
             request.headers["Authorization"] = f"Bearer {used}"
             response = yield request
@@ -139,7 +141,7 @@ class RunaiTokenAuth(httpx.Auth):
             # Expired or unknown to the issuer: one refresh (shared with concurrent requests), one retry.
             async with self._lock:
                 if self._token == used:
-                    self._store((yield self._token_request()))
+                    await self._store_answer((yield self._token_request()))
             request.headers["Authorization"] = f"Bearer {self._token}"
             yield request
         except TokenRequestFailed as failure:

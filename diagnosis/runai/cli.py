@@ -5,6 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+import jmespath
+from jmespath.exceptions import JMESPathError
+
 from diagnosis import engine
 from diagnosis.capture import build_bundle, write_bundle
 from diagnosis.cli import UsageError, add_output_options, add_time_options, emit, resolve_now, run_async
@@ -58,6 +61,13 @@ def request_from_args(args: argparse.Namespace) -> DiagnoseRequest:
         parse_duration(args.lookback)
     except ValueError as exc:
         raise UsageError(f"--lookback: {exc}") from None
+    if args.query:
+        # Checked before any call is made, and reported on one line.
+        try:
+            jmespath.compile(args.query)
+        except JMESPathError as exc:
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise UsageError(f"invalid --query expression {args.query!r}: {reason}") from None
     return DiagnoseRequest(
         platform="runai",
         cluster_id=args.cluster_id,
