@@ -261,3 +261,46 @@ def test_cli_scan_offline_and_replay(capsys: pytest.CaptureFixture[str]) -> None
     assert "### CRASH_APP_ERROR (3)" in text and "### Recurring errors" in text
     assert main(["replay", str(BUNDLES / "terminated.bundle.json"), "--lang", "ja"]) == 0
     assert capsys.readouterr().out.startswith("Out of scope: Terminated")
+
+
+async def test_the_client_refuses_anything_but_reads() -> None:
+    from diagnosis.http import MutatingRequestRefused
+    from diagnosis.modelarts.backend import build_client
+    from diagnosis.modelarts.signer import AkSkAuth
+
+    sent: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(f"{request.method} {request.url.path}")
+        return httpx.Response(200, json={"items": []})
+
+    auth = AkSkAuth(AK, SK, project_id=PROJECT)
+    async with build_client(auth=auth, transport=httpx.MockTransport(handler)) as client:
+        base = f"https://modelarts.cn-north-4.myhuaweicloud.com/v2/{PROJECT}"
+        assert (await client.get(f"{base}/training-jobs/j1")).status_code == 200
+        assert (await client.post(f"{base}/training-job-searches", json={})).status_code == 200
+        for method, path in [
+            ("POST", "/training-jobs"),
+            ("DELETE", "/training-jobs/j1"),
+            ("PUT", "/training-jobs/j1"),
+            ("POST", "/training-jobs/j1/actions"),
+            ("POST", "/training-jobs/j1/diagnosis-tasks"),
+        ]:
+            with pytest.raises(MutatingRequestRefused):
+                await client.request(method, base + path)
+    assert sent == [f"GET /v2/{PROJECT}/training-jobs/j1", f"POST /v2/{PROJECT}/training-job-searches"]
+
+
+async def test_keys_never_reach_the_logs(
+    environment: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import logging
+
+    bundle = load("multi-task-logs")
+    caplog.set_level(logging.DEBUG)
+    with SimServer([bundle], modelarts_keys=(AK, SK)) as sim:
+        point_at(environment, sim)
+        diagnosis = await live(bundle)
+    logged = "\n".join(record.getMessage() for record in caplog.records)
+    assert SK not in logged
+    assert SK not in json.dumps(diagnosis.to_json_dict()) and AK not in json.dumps(diagnosis.to_json_dict())
