@@ -143,6 +143,11 @@ class BundlesBackend:
 
     def matches(self, draft: RequestDraft) -> list[Bundle]:
         given = draft.identifiers()
+        # An id wins over a name (rulings R1): a name given alongside an id does not have to match.
+        if given.get("workload_id"):
+            given.pop("workload_name", None)
+        if given.get("job_id"):
+            given.pop("job_name", None)
         found = []
         for bundle in self.bundles:
             if draft.platform is not None and bundle.platform != draft.platform:

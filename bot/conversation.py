@@ -46,7 +46,18 @@ log = logging.getLogger("diagnose.bot")
 
 # Questions whose answer a person may type (others are a fixed choice).
 FREE_TEXT_KEYS = frozenset(
-    {"cluster_id", "workload_name", "workload_id", "project", "job", "job_id", "job_name", "region"}
+    {
+        "cluster_id",
+        "workload",
+        "workload_name",
+        "workload_id",
+        "past_run",
+        "project",
+        "job",
+        "job_id",
+        "job_name",
+        "region",
+    }
 )
 
 

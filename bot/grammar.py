@@ -100,9 +100,9 @@ class RequestDraft(BaseModel):
                 data["job_id"] = data["job_id"] or data.pop("workload_id")
         elif key == "job":
             data["job_id" if _UUID.match(value) else "job_name"] = value
-        elif key == "past_run":
-            # Run:ai R5: "did you mean a past run?" — yes keeps a failure request, no asks for the active symptom.
-            data["intent"] = "failure" if value.lower() in ("yes", "true", "failure", "past") else "active"
+        elif key in ("past_run", "workload"):
+            # Run:ai R3/R5 ("did you mean a past run?"): the answer names that run, by id or by name.
+            data["workload_id" if _UUID.match(value) else "workload_name"] = value
         elif key in data:
             data[key] = value
         return RequestDraft.model_validate(data)

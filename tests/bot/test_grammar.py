@@ -118,3 +118,14 @@ def test_describe_is_plain_text() -> None:
         == "Run:ai workload w (project p, cluster c)"
     )
     assert draft_of("modelarts job=j region=r").describe() == "ModelArts job j (region r)"
+
+
+def test_engine_question_answers_go_into_the_request() -> None:
+    draft = RequestDraft(platform="runai", cluster_id="c", workload_name="train-42", project="p")
+    by_id = draft.with_answer("past_run", "2e6b8f31-d4a0-4c97-95e2-a13f7b0c8d46")
+    assert by_id.workload_id == "2e6b8f31-d4a0-4c97-95e2-a13f7b0c8d46" and by_id.workload_name == "train-42"
+    assert draft.with_answer("past_run", "train-41").workload_name == "train-41"
+    assert draft.with_answer("workload_id", "w1").workload_id == "w1"
+    ma = RequestDraft(platform="modelarts", job_name="dish")
+    assert ma.with_answer("job_id", "j1").job_id == "j1"
+    assert ma.with_answer("job", "dish-2").job_name == "dish-2"
