@@ -561,8 +561,19 @@ class _Run:
                         full=preview.full_size if preview.full_size is not None else "?",
                     )
                 )
-            signals.extend(preview_signals(task, preview))
+            found = preview_signals(task, preview)
+            if not found:
+                self._cite_clean_preview(task, preview)
+            signals.extend(found)
         return signals
+
+    def _cite_clean_preview(self, task: str, preview: Preview) -> None:
+        """A log read that names nothing is evidence too: say so, with its last line."""
+        lines = [line for line in preview.content.splitlines() if line.strip()]
+        last = shorten(lines[-1].strip(), 160) if lines else ""
+        key = "evidence.preview_clean" if lines else "evidence.preview_empty"
+        size = preview.current_size if preview.current_size is not None else len(preview.content.encode())
+        self._cite(PREVIEW, _log_field(preview.content_field, task), self.t(key, last=last), size)
 
     # ------------------------------------------------------------------ phase 4
 

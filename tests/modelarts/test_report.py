@@ -26,6 +26,7 @@ GOLDEN_NAMES = [
     "pending-resources",
     "unauthorized-401",
     "details-503",
+    "vague-message",
     "name-several-matches",
     "creating",
     "terminated",

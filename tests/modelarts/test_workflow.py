@@ -76,6 +76,8 @@ EXPECTED: dict[str, Expect] = {
     "exit-137-unexplained": Expect(
         "diagnosed", "UNKNOWN", "MEDIUM", "Fault", [D, E, S, P], "exit code 137", 137
     ),
+    # a vague message and nothing else: LOW, the insufficient-information template
+    "vague-message": Expect("diagnosed", "UNKNOWN", "LOW", "Suspected", [D, E, S, P], "internal error"),
     # a stage open for hours on a faulty job, nothing else: where it is stuck
     "stuck-stage": Expect("diagnosed", "JOB_STALLED", "MEDIUM", "Suspected", [D, E, S, P], "running"),
     # phase table
@@ -465,3 +467,38 @@ def test_demo_bundles_are_valid_and_give_the_branch_outcome(bundle_schema: dict[
             want.category,
             want.calls,
         )
+
+
+@pytest.mark.parametrize(
+    ("phase", "outcome", "category"),
+    [
+        ("Initializing", "observe", None),
+        ("Success", "not_a_failure", None),
+        ("Stopped", "out_of_scope", None),
+        ("Terminating", "out_of_scope", None),
+        ("Timeout", "diagnosed", "JOB_TIMEOUT"),
+        ("Unknown", "out_of_scope", None),
+    ],
+)
+def test_the_runbook_phase_names_are_understood(phase: str, outcome: str, category: str | None) -> None:
+    def change(data: dict[str, Any]) -> None:
+        status = data["exchanges"][0]["body"]["status"]
+        status["phase"] = phase
+        status.pop("secondary_phase", None)
+        status["task_statuses"] = []
+
+    diagnosis = replay(variant("completed", change))
+    assert (diagnosis.outcome, diagnosis.category) == (outcome, category)
+    assert diagnosis.target.phase == phase
+    if outcome in ("observe", "out_of_scope"):
+        assert diagnosis.calls == [D]
+
+
+def test_create_failed_secondary_phase_is_a_fault() -> None:
+    def change(data: dict[str, Any]) -> None:
+        data["exchanges"][0]["body"]["status"].update(
+            {"phase": "Terminated", "secondary_phase": "CreateFailed"}
+        )
+
+    diagnosis = replay(variant("terminated", change))
+    assert diagnosis.outcome == "diagnosed"
