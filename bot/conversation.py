@@ -16,6 +16,7 @@ from typing import Any
 
 from slack_sdk import WebClient
 
+from blocks.escape import escape_mrkdwn
 from blocks.kit import SlackMessage
 from blocks.labels import Mention, label, label_mrkdwn
 from blocks.messages import denied_message, notice, notice_mrkdwn
@@ -399,7 +400,7 @@ class Conversation:
         lang: str,
     ) -> None:
         commands = [candidate.as_command() for candidate in exc.available]
-        lines = "\n".join(f"• `/diagnose {mask(command)}`" for command in commands[:20])
+        lines = "\n".join(f"• `/diagnose {escape_mrkdwn(mask(command))}`" for command in commands[:20])
         text = label_mrkdwn("no_bundle", lang, what=draft.describe()) + "\n" + lines
         message = notice_mrkdwn(
             text, fallback=label("no_bundle", lang, what=draft.describe()), emoji=":test_tube:"

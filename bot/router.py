@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from slack_sdk import WebClient
 
-from blocks.messages import usage_message
+from blocks.labels import label
+from blocks.messages import notice, usage_message
 from bot.grammar import DiagnoseCommand, ExplainCommand, HelpCommand, ScanCommand, UsageProblem
 from bot.mentions import parse_follow_up, parse_mention
 from bot.messaging import try_post
@@ -56,14 +57,20 @@ def route_text(
             )
             is None
         ):
-            from blocks.labels import label
-            from blocks.messages import notice
-
             try_post(
                 client, channel=asker.channel, thread_ts=asker.thread_ts, message=notice(label("busy", "en"))
             )
         return
     if not mentioned:
+        return
+    if record is None and asker.thread_ts and parse_follow_up(text) is not None:
+        # A follow-up word in a thread whose diagnosis is no longer (or never was) stored.
+        try_post(
+            client,
+            channel=asker.channel,
+            thread_ts=asker.thread_ts,
+            message=notice(label("no_thread_record", "en")),
+        )
         return
     problem = command.problem if isinstance(command, UsageProblem) else None
     if command is None or isinstance(command, HelpCommand | UsageProblem):

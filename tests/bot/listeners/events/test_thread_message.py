@@ -105,3 +105,15 @@ def test_messages_from_bots_and_edits_are_ignored(slack_api: FakeSlackApi, sqlit
         )
         bot.idle()
     assert len(slack_api.calls_to("chat.postMessage")) == 1
+
+
+def test_a_follow_up_where_no_diagnosis_is_stored_says_so(
+    slack_api: FakeSlackApi, sqlite_store: StateStore
+) -> None:
+    backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
+    with running_bot(slack_api, backend=backend, store=sqlite_store) as bot:
+        bot.slack.mention("evidence", ts="1767229000.000002", thread_ts="1767000000.000001")
+        told = slack_api.wait_for("chat.postMessage")[0]
+        assert "no longer have the diagnosis" in told.body["text"]
+        bot.idle()
+    assert backend.requests == []
