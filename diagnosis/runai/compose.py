@@ -25,6 +25,8 @@ from diagnosis.source import Answer
 from diagnosis.timeutil import human_duration, iso, parse_instant
 
 MAX_SIGNAL_EVIDENCE = 4
+# Where Run:ai CLIs record the resolved submit command (runai-api.md section 11; not in the OpenAPI).
+SUBMIT_COMMAND_ANNOTATIONS = frozenset({"runai-submit-command", "runai-cli-command"})
 MAX_CONSEQUENCE_EVIDENCE = 2
 COARSE_SAMPLING = timedelta(minutes=5)
 
@@ -313,6 +315,21 @@ def compose_diagnosed(context: Context) -> Composed:
     spec = context.spec.spec if context.spec else None
     if category == "IMAGE_PULL_FAILED" and spec is not None and spec.image:
         evidence.append(Evidence(source="get_workload_spec", field="spec.image", text=spec.image))
+    if category == "CRASH_APP_ERROR" and spec is not None:
+        # The submitted command corroborates a crash; it never classifies one (runbook step 2).
+        # Untrusted text: quoted (and masked by the engine), never run.
+        command = " ".join(part for part in (spec.command, spec.args) if part)
+        if command:
+            evidence.append(Evidence(source="get_workload_spec", field="spec.command", text=quote(command)))
+        for index, annotation in enumerate(spec.annotations):
+            if annotation.name in SUBMIT_COMMAND_ANNOTATIONS and annotation.value:
+                evidence.append(
+                    Evidence(
+                        source="get_workload_spec",
+                        field=f"spec.annotations[{index}]",
+                        text=quote(annotation.value),
+                    )
+                )
     fact = _main_container(context)
     if fact is not None and not any(e.source == "k8s.read_pod" for e in evidence):
         words = [f"container {fact.container}" if fact.container else "container"]

@@ -550,3 +550,104 @@ async def test_pending_image_pull_with_ambiguous_registry_answer() -> None:
     diagnosis, _ = await run(s)
     assert diagnosis.category == "IMAGE_PULL_FAILED"
     assert "exists" in diagnosis.recommendations[0].text
+
+
+class EndlessPages:
+    """A source whose list answers never end, or repeat their `next` (rulings G4)."""
+
+    tier2_available = False
+
+    def __init__(self, *, repeat_next: bool) -> None:
+        self.repeat_next = repeat_next
+        self.calls: list[str] = []
+        self.pages = 0
+
+    async def fetch(self, op: str, /, *, variant: str | None = None, **args: Any) -> Answer:
+        self.calls.append(op)
+        if op == "list_workloads":
+            self.pages += 1
+            offset = int(args.get("offset", 0))
+            following = offset if self.repeat_next and offset else offset + 1
+            item = {"id": f"w{offset}", "name": "n", "projectName": "p", "clusterId": "c", "phase": "Running"}
+            return Answer(op=op, args=args, status=200, body={"workloads": [item], "next": following})
+        return Answer(op=op, args=args, error="not recorded in the bundle")
+
+
+@pytest.mark.parametrize(
+    ("repeat_next", "pages", "needle"), [(False, 100, "100 pages"), (True, 2, "same `next`")]
+)
+async def test_paging_stops_at_100_pages_or_a_repeated_next(
+    repeat_next: bool, pages: int, needle: str
+) -> None:
+    from diagnosis.models import DiagnoseRequest
+    from diagnosis.runai.workflow import diagnose
+
+    source = EndlessPages(repeat_next=repeat_next)
+    request = DiagnoseRequest(platform="runai", cluster_id="c", workload_name="n", project="p")
+    diagnosis = await diagnose(request, source, now=T)
+    assert source.pages == pages
+    assert any(needle in text for text in diagnosis.limitations)
+    assert diagnosis.outcome == "needs_input" and diagnosis.questions[0].key == "past_run"
+
+
+async def test_metric_timestamps_with_a_space_and_string_values() -> None:
+    s = oom_killed()
+    metrics = next(e for e in s.exchanges if e["op"] == "get_workload_metrics")
+    metrics["body"] = {
+        "measurements": [
+            {
+                "type": "CPU_MEMORY_USAGE_BYTES",
+                "labels": None,
+                "values": [
+                    {"value": "30000000000", "timestamp": "2026-05-06 05:00:00.211"},
+                    {"value": "31000000000", "timestamp": "2026-05-06 05:30:00.211"},
+                    {"value": "29000000000", "timestamp": "2026-05-06 06:00:00.211"},
+                ],
+            },
+            {
+                "type": "CPU_MEMORY_LIMIT_BYTES",
+                "labels": None,
+                "values": [{"value": "34359738368", "timestamp": None}],
+            },
+        ]
+    }
+    diagnosis, _ = await run(s)
+    assert diagnosis.measurements.memory_peak_bytes == 31_000_000_000
+    assert any("sampled every 30m" in text for text in diagnosis.limitations)
+    peak = next(item for item in diagnosis.evidence if item.source == "get_workload_metrics")
+    assert peak.value == 31_000_000_000 and "2026-05-06 05:30:00.211" in peak.text
+
+
+async def test_the_submitted_command_corroborates_a_crash_and_is_masked() -> None:
+    from tests.runai.scenarios import crash_app_error
+
+    s = crash_app_error()
+    spec = next(e for e in s.exchanges if e["op"] == "get_workload_spec")["body"]["spec"]
+    spec["args"] = "train.py --hf-token=hf_abcdefghijklmnopqrstuvwxyz0123 --epochs 3"
+    spec["annotations"] = [
+        {
+            "name": "runai-submit-command",
+            "value": "runai submit t5 -e WANDB_API_KEY=abc123def456 -- python train.py",
+        }
+    ]
+    diagnosis, _ = await run(s)
+    cited = {item.field: item.text for item in diagnosis.evidence if item.source == "get_workload_spec"}
+    assert "hf_abcdefghij" not in cited["spec.command"] and "--epochs 3" in cited["spec.command"]
+    assert (
+        "abc123def456" not in cited["spec.annotations[0]"]
+        and "runai submit t5" in cited["spec.annotations[0]"]
+    )
+    # Configuration corroborates; the category still comes from the runtime evidence.
+    assert diagnosis.signature == "KeyError: 'attention_mask'"
+
+
+def test_every_message_exists_in_english_and_french() -> None:
+    import string
+
+    from diagnosis.runai.messages import EN, FR
+
+    assert set(EN) == set(FR)
+    for key in EN:
+        fields_en = {name for _t, name, _f, _c in string.Formatter().parse(EN[key]) if name}
+        fields_fr = {name for _t, name, _f, _c in string.Formatter().parse(FR[key]) if name}
+        assert fields_en == fields_fr, key
