@@ -928,6 +928,7 @@ class _Run:
             if not answer.ok:
                 self.preview_failed[task] = answer
                 self._cite_failure(answer)
+                (self.denied if answer.denied else self.failed).append(answer)
                 self.limitations.append(
                     self.t("limit.preview_failed", task=task, failure=answer.describe_failure())
                 )
@@ -993,6 +994,8 @@ class _Run:
                 ),
                 measurements=Measurements(),
             )
+        if self.denied:
+            return self._permission_denied(self.denied[0])
         if not newest and self.previews_read:
             self.limitations.append(self.t("limit.no_log_timestamp"))
         elif not self.previews_read and tasks:
@@ -1064,6 +1067,8 @@ class _Run:
         answer = await self._events(level=None)
         signals = [s for s in self._read_events(answer, level=None) if s.category == "RESOURCE_INSUFFICIENT"]
         winner = choose(signals)
+        if winner is None and self.denied:
+            return self._permission_denied(self.denied[0])
         if winner is None:
             self.next_steps.append(self.t("next.look_again"))
             self.next_steps.append(self.t("next.check_pool"))

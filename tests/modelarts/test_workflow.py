@@ -502,3 +502,16 @@ def test_create_failed_secondary_phase_is_a_fault() -> None:
 
     diagnosis = replay(variant("terminated", change))
     assert diagnosis.outcome == "diagnosed"
+
+
+@pytest.mark.parametrize(("name", "op"), [("running-healthy", S), ("pending-resources", E)])
+def test_a_denied_call_on_the_running_and_pending_paths_is_permission_denied(name: str, op: str) -> None:
+    def change(data: dict[str, Any]) -> None:
+        for exchange in data["exchanges"]:
+            if exchange["op"] == op:
+                exchange["status"] = 403
+                exchange["body"] = {"error_code": "APIGW.0306", "error_msg": "API access denied"}
+
+    diagnosis = replay(variant(name, change))
+    assert (diagnosis.outcome, diagnosis.confidence) == ("permission_denied", "LOW")
+    assert diagnosis.permissions == ["modelarts:trainJob:get", "modelarts:trainJob:list"]
