@@ -6,6 +6,7 @@ from slack_sdk import WebClient
 
 from blocks.labels import label
 from blocks.messages import notice, usage_message
+from bot.audit import audit
 from bot.grammar import DiagnoseCommand, ExplainCommand, HelpCommand, ScanCommand, UsageProblem
 from bot.mentions import parse_follow_up, parse_mention
 from bot.messaging import try_post
@@ -74,6 +75,13 @@ def route_text(
         return
     problem = command.problem if isinstance(command, UsageProblem) else None
     if command is None or isinstance(command, HelpCommand | UsageProblem):
+        audit(
+            "mention",
+            user=asker.user,
+            channel=asker.channel,
+            what=text[:200],
+            outcome="usage" if problem else "help",
+        )
         try_post(
             client, channel=asker.channel, thread_ts=asker.thread_ts, message=usage_message(problem=problem)
         )

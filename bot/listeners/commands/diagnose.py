@@ -9,6 +9,7 @@ from slack_sdk import WebClient
 
 from blocks.labels import label
 from blocks.messages import usage_message
+from bot.audit import audit
 from bot.grammar import DiagnoseCommand, ExplainCommand, ScanCommand, UsageProblem, parse_command
 from bot.runtime import runtime_of
 from bot.services import Asker
@@ -22,6 +23,13 @@ def diagnose_command(
         problem = parsed.problem if isinstance(parsed, UsageProblem) else None
         message = usage_message(problem=problem)
         ack(text=message.text, blocks=message.blocks, response_type="ephemeral")
+        audit(
+            "command",
+            user=str(command.get("user_id")),
+            channel=str(command.get("channel_id")),
+            what=str(command.get("text") or "")[:200],
+            outcome="usage" if problem else "help",
+        )
         return
     ack()
     runtime = runtime_of(context)
