@@ -239,6 +239,7 @@ class _Run:
             wanted = name.lower()
             matches = [job for job in everything.jobs if wanted in (job.name or "").lower()]
         if len(matches) == 1 and matches[0].job_id:
+            self._cite(SEARCH, "items[].metadata.name", matches[0].name or "?", 1)
             return matches[0].job_id
         region = self.region or "?"
         if not matches:
