@@ -128,6 +128,9 @@ def handle_diagnose(args: argparse.Namespace) -> int:
         if args.capture and recorder is not None:
             from diagnosis.capture import build_bundle, write_bundle
 
+            # Concurrent answers arrive in any order: keep the bundle in call order, as a reader expects.
+            first_call = {op: index for index, op in reversed(list(enumerate(source.calls)))}
+            recorder.exchanges.sort(key=lambda exchange: first_call.get(exchange.op, len(first_call)))
             write_bundle(args.capture, build_bundle(request, recorder, captured_at=now))
         return diagnosis
 
