@@ -261,7 +261,7 @@ class Waiting(View):
 class ContainerState(View):
     waiting: Annotated[Waiting | None, _OBJECT] = None
     terminated: Annotated[Terminated | None, _OBJECT] = None
-    running: dict[str, Any] | None = Field(default=None)
+    running: Annotated[dict[str, Any] | None, _OBJECT] = None
 
 
 class ContainerStatus(View):
