@@ -17,6 +17,7 @@ Finding lines are verbatim log text: mask them (diagnosis.masking) before they l
 
 from __future__ import annotations
 
+import importlib
 import io
 import re
 from collections import deque
@@ -577,6 +578,35 @@ def _group_text(pattern: re.Pattern[str] | None, text: str) -> str | None:
     return match.group(1) if match.groups() else match.group(0)
 
 
+_VECTOR_COUNT_MIN = 1 << 16
+_numpy: Any = None
+_numpy_tried = False
+
+
+def _vector_counter() -> Any:
+    """numpy, when installed, counts newlines several times faster than bytes.count (which
+    compares byte by byte), with the same result: an optional accelerator, imported on first use
+    so that short scans and CLI start-up never pay for it."""
+    global _numpy, _numpy_tried
+    if not _numpy_tried:
+        _numpy_tried = True
+        try:
+            _numpy = importlib.import_module("numpy")
+        except ImportError:
+            _numpy = None
+    return _numpy
+
+
+def _count_newlines(buf: bytes, start: int, end: int) -> int:
+    if end - start < _VECTOR_COUNT_MIN:
+        return buf.count(b"\n", start, end)
+    numpy = _vector_counter()
+    if numpy is None:
+        return buf.count(b"\n", start, end)
+    view = numpy.frombuffer(buf, dtype=numpy.uint8, count=end - start, offset=start)
+    return int(numpy.count_nonzero(view == 10))
+
+
 class LogScanner:
     """Incremental scanner: `feed()` bytes as they arrive, `finish()` for the findings."""
 
@@ -677,7 +707,7 @@ class LogScanner:
             line_end = buf.find(b"\n", start, end)
             if line_end < 0:
                 line_end = end
-            self._lines_done += buf.count(b"\n", pos, line_start)
+            self._lines_done += _count_newlines(buf, pos, line_start)
             if line_start == begin and first_line_partial:
                 # the tail of a very long line already scanned in parts
                 if not self._partial_line_counted:
@@ -693,7 +723,7 @@ class LogScanner:
             if self._tb is not None:
                 pos = self._walk_traceback(buf, pos, end)
         if pos < end:
-            self._lines_done += buf.count(b"\n", pos, end)
+            self._lines_done += _count_newlines(buf, pos, end)
         self._partial_line_started = False
         self._partial_line_counted = False
         self._read_tail_timestamps(buf, begin, end)

@@ -623,6 +623,15 @@ def test_line_longer_than_a_chunk_is_scanned_in_parts() -> None:
     assert result.candidate_lines == 2
 
 
+def test_newline_counting_is_exact_for_large_and_small_ranges() -> None:
+    from diagnosis.logscan import _count_newlines
+
+    rng = random.Random(5)
+    data = bytes(rng.choice(b"ab\n\r\xff") for _ in range(300_000))
+    for start, end in [(0, len(data)), (17, 70_001), (100, 200), (5, 5), (65_536, 300_000)]:
+        assert _count_newlines(data, start, end) == data.count(b"\n", start, end)
+
+
 class _GeneratedLog:
     """A large log produced on the fly (never in memory as a whole)."""
 
