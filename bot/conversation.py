@@ -147,7 +147,14 @@ class Conversation:
             return
         services = self.services
         labels = ui_lang(services, platform=draft.platform, channel=place.channel, explicit=lang)
-        queued = services.worker.waiting
+        if services.worker.waiting and place.status_ts:
+            # Said before queueing, so that it can never land after the report.
+            update(
+                client,
+                channel=place.channel,
+                ts=place.status_ts,
+                message=progress_message(what=draft.describe(), user=user, lang=labels, queued=True),
+            )
         future = services.worker.diagnosis(self.run, client, draft, place=place, user=user, lang=lang)
         if future is None:
             replace_or_post(
@@ -158,14 +165,6 @@ class Conversation:
                 message=notice(label("busy", labels), emoji=":hourglass:"),
             )
             audit("diagnose", user=user, channel=place.channel, what=draft.describe(), outcome="busy")
-            return
-        if queued and place.status_ts:
-            update(
-                client,
-                channel=place.channel,
-                ts=place.status_ts,
-                message=progress_message(what=draft.describe(), user=user, lang=labels, queued=True),
-            )
 
     def identifier_question(
         self, draft: RequestDraft, key: str, *, place: Place, lang: str | None
