@@ -20,6 +20,8 @@ from __future__ import annotations
 import importlib
 import io
 import re
+import threading
+from bisect import bisect_left
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -247,6 +249,8 @@ class _Engine(Protocol):
 
     def pattern_hits(self, line: bytes) -> list[int]: ...
 
+    def candidate_positions(self, buf: bytes, begin: int, end: int) -> list[int] | None: ...
+
 
 class _Re2Engine:
     name = "re2"
@@ -280,6 +284,9 @@ class _Re2Engine:
         hits = self._set.Match(line)  # None when nothing matched
         return list(hits) if hits else []
 
+    def candidate_positions(self, buf: bytes, begin: int, end: int) -> list[int] | None:
+        return None  # searched match by match with find()
+
 
 class _ReEngine:
     name = "re"
@@ -298,21 +305,85 @@ class _ReEngine:
     def pattern_hits(self, line: bytes) -> list[int]:
         return [index for index, regex in enumerate(self._each) if regex.search(line)]
 
+    def candidate_positions(self, buf: bytes, begin: int, end: int) -> list[int] | None:
+        return None
+
+
+class _HyperscanEngine:
+    """Hyperscan (SIMD multi-pattern matching, optional, x86-64) finds every candidate of a block
+    in one call; a regex engine still answers the per-line questions."""
+
+    name = "hyperscan"
+
+    def __init__(self, module: Any, lines: _Engine) -> None:
+        self._module = module
+        self._lines = lines
+        database = module.Database(mode=module.HS_MODE_BLOCK)
+        expressions = [scan_pattern.encode("ascii") for scan_pattern in SCAN_PATTERNS]
+        database.compile(
+            expressions=expressions,
+            ids=list(range(len(expressions))),
+            elements=len(expressions),
+            flags=[0] * len(expressions),
+        )
+        self._database = database
+        self._lock = threading.Lock()  # one scratch space per database: one scan at a time
+
+    def find(self, buf: bytes, pos: int, end: int) -> int:
+        return self._lines.find(buf, pos, end)
+
+    def matches(self, line: bytes) -> bool:
+        return self._lines.matches(line)
+
+    def pattern_hits(self, line: bytes) -> list[int]:
+        return self._lines.pattern_hits(line)
+
+    def candidate_positions(self, buf: bytes, begin: int, end: int) -> list[int] | None:
+        """The last byte of every match in buf[begin:end], ascending (no pattern spans lines)."""
+        positions: list[int] = []
+        append = positions.append
+        last = begin - 1
+
+        def on_match(_id: int, _start: int, stop: int, _flags: int, _context: object) -> None:
+            append(last + stop)
+
+        with self._lock:
+            self._database.scan(memoryview(buf)[begin:end], match_event_handler=on_match)
+        positions.sort()
+        return positions
+
 
 def _combined_pattern() -> bytes:
     # Multi-line mode so that `$` ends a line inside a chunk, as it does for grep.
     return ("(?m)" + "|".join(SCAN_PATTERNS)).encode("ascii")
 
 
-def _make_engine(prefer: str = "re2") -> _Engine:
+ENGINES = ("auto", "hyperscan", "re2", "re")
+
+
+def _make_engine(prefer: str = "auto") -> _Engine:
+    """`auto`: Hyperscan when installed, else RE2 (a runtime dependency), else the `re` module.
+    All give the same results; only their speed differs."""
+    if prefer not in ENGINES:
+        raise ValueError(f"unknown scan engine {prefer!r}: use one of {', '.join(ENGINES)}")
     pattern = _combined_pattern()
+    if prefer == "re":
+        return _ReEngine(pattern)
+    try:
+        import re2  # google-re2: linear-time DFA, several times faster than `re` here
+    except ImportError:  # pragma: no cover - google-re2 is a runtime dependency
+        lines: _Engine = _ReEngine(pattern)
+    else:
+        lines = _Re2Engine(pattern, re2)
     if prefer == "re2":
-        try:
-            import re2  # google-re2: linear-time DFA, several times faster than `re` here
-        except ImportError:  # pragma: no cover - google-re2 is a runtime dependency
-            return _ReEngine(pattern)
-        return _Re2Engine(pattern, re2)
-    return _ReEngine(pattern)
+        return lines
+    try:
+        hyperscan = importlib.import_module("hyperscan")
+        return _HyperscanEngine(hyperscan, lines)
+    except Exception:  # not installed, or no wheel/CPU support here: the DFA does the work
+        if prefer == "hyperscan":
+            raise
+        return lines
 
 
 _ENGINES: dict[str, _Engine] = {}
@@ -578,39 +649,14 @@ def _group_text(pattern: re.Pattern[str] | None, text: str) -> str | None:
     return match.group(1) if match.groups() else match.group(0)
 
 
-_VECTOR_COUNT_MIN = 1 << 16
-_numpy: Any = None
-_numpy_tried = False
-
-
-def _vector_counter() -> Any:
-    """numpy, when installed, counts newlines several times faster than bytes.count (which
-    compares byte by byte), with the same result: an optional accelerator, imported on first use
-    so that short scans and CLI start-up never pay for it."""
-    global _numpy, _numpy_tried
-    if not _numpy_tried:
-        _numpy_tried = True
-        try:
-            _numpy = importlib.import_module("numpy")
-        except ImportError:
-            _numpy = None
-    return _numpy
-
-
 def _count_newlines(buf: bytes, start: int, end: int) -> int:
-    if end - start < _VECTOR_COUNT_MIN:
-        return buf.count(b"\n", start, end)
-    numpy = _vector_counter()
-    if numpy is None:
-        return buf.count(b"\n", start, end)
-    view = numpy.frombuffer(buf, dtype=numpy.uint8, count=end - start, offset=start)
-    return int(numpy.count_nonzero(view == 10))
+    return buf.count(b"\n", start, end)
 
 
 class LogScanner:
     """Incremental scanner: `feed()` bytes as they arrive, `finish()` for the findings."""
 
-    def __init__(self, *, engine: str = "re2") -> None:
+    def __init__(self, *, engine: str = "auto") -> None:
         self._engine = _engine(engine)
         self._carry = b""
         self._lines_done = 0
@@ -697,9 +743,14 @@ class LogScanner:
             self._read_head_year(buf, begin, end)
         if self._tb is not None:
             pos = self._walk_traceback(buf, pos, end)
-        find = self._engine.find
+        positions = self._engine.candidate_positions(buf, pos, end) if pos < end else []
+        index = 0
         while pos < end:
-            start = find(buf, pos, end)
+            if positions is None:
+                start = self._engine.find(buf, pos, end)
+            else:
+                index = bisect_left(positions, pos, index)
+                start = positions[index] if index < len(positions) else -1
             if start < 0:
                 break
             newline_before = buf.rfind(b"\n", pos, start)
@@ -983,7 +1034,7 @@ class LogScanner:
 
 
 def scan_stream(
-    stream: IO[bytes] | Any, *, chunk_size: int = DEFAULT_CHUNK_BYTES, engine: str = "re2"
+    stream: IO[bytes] | Any, *, chunk_size: int = DEFAULT_CHUNK_BYTES, engine: str = "auto"
 ) -> LogFindings:
     """Scan a binary stream (anything with `read(n) -> bytes`) chunk by chunk."""
     scanner = LogScanner(engine=engine)
@@ -998,7 +1049,7 @@ def scan_stream(
     return scanner.finish()
 
 
-def scan_text(text: str, *, chunk_size: int = DEFAULT_CHUNK_BYTES, engine: str = "re2") -> LogFindings:
+def scan_text(text: str, *, chunk_size: int = DEFAULT_CHUNK_BYTES, engine: str = "auto") -> LogFindings:
     """Scan a log held in memory (e.g. a ModelArts log preview or a task message)."""
     return scan_stream(io.BytesIO(_encode(text)), chunk_size=chunk_size, engine=engine)
 
@@ -1035,7 +1086,7 @@ class _LinesReader:
 
 
 def scan_lines(
-    lines: Iterable[str | bytes], *, chunk_size: int = DEFAULT_CHUNK_BYTES, engine: str = "re2"
+    lines: Iterable[str | bytes], *, chunk_size: int = DEFAULT_CHUNK_BYTES, engine: str = "auto"
 ) -> LogFindings:
     """Scan lines (with or without their line ends) as one log."""
     return scan_stream(_LinesReader(lines), chunk_size=chunk_size, engine=engine)
