@@ -1,11 +1,14 @@
 """Find the lines that explain a failed training job in its log, as a stream with bounded memory.
 
-The scanner reads raw bytes in large chunks, carries the partial last line over to the next chunk
-and runs ONE precompiled combined regex (`SCAN_PATTERNS`, see diagnosis.logrules) over each chunk.
-With google-re2 installed (a runtime dependency) that regex runs as a DFA, with the standard `re`
-module as a fallback. Only lines the regex matches are decoded and classified; a Python traceback
-is followed line by line from its header to its final `Name: message` line, keeping only a small
-ring of its innermost frames. Memory stays bounded by the chunk size whatever the log size.
+The scanner reads raw bytes in large chunks (4 MiB), carries the partial last line over to the
+next chunk and runs ONE precompiled combined pattern set (`SCAN_PATTERNS`, see diagnosis.logrules,
+plain ERE that `grep -E` reads the same way) over each chunk. Engines, all with the same results:
+Hyperscan (SIMD, one call per chunk; installed on x86-64), else google-re2 (a DFA; a runtime
+dependency), else the standard `re` module. Only lines that match are decoded and classified
+(RE2::Set tells which patterns a line matched, then the table's first matching row wins); lines
+equal but for their digits are classified once. A Python traceback is followed line by line from
+its header to its final `Name: message` line, keeping only a small ring of its innermost frames.
+Memory stays bounded by the chunk size whatever the log size.
 
 Findings are ordered most diagnostic first (rulings G14): real failures before consequences
 (collective-communication timeouts, launcher wrappers such as torchrun's `ChildFailedError`),
