@@ -121,3 +121,30 @@ def actions(elements: list[Block], *, block_id: str | None = None) -> Block:
     if block_id:
         block["block_id"] = block_id[:MAX_BLOCK_ID]
     return block
+
+
+def pack_lines(
+    lines: list[str], *, first: str = "", max_blocks: int, max_chars: int
+) -> tuple[list[Block], int]:
+    """Lines packed into sections of at most 3,000 characters, at most `max_blocks` sections and
+    `max_chars` characters in all; returns the sections and how many lines did not fit."""
+    blocks: list[Block] = []
+    current = first
+    used = 0
+    for index, line in enumerate(lines):
+        line = cut_mrkdwn(line, MAX_SECTION_TEXT)
+        if used + len(current) + len(line) + 1 > max_chars:
+            if current:
+                blocks.append(section(current))
+            return blocks, len(lines) - index
+        if current and len(current) + len(line) + 1 > MAX_SECTION_TEXT:
+            if len(blocks) + 1 >= max_blocks:
+                blocks.append(section(current))
+                return blocks, len(lines) - index
+            blocks.append(section(current))
+            used += len(current)
+            current = ""
+        current = f"{current}\n{line}" if current else line
+    if current:
+        blocks.append(section(current))
+    return blocks, 0

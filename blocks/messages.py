@@ -6,12 +6,25 @@ from collections.abc import Sequence
 from typing import Any
 
 from blocks.escape import code_span, escape_mrkdwn
-from blocks.kit import Block, SlackMessage, actions, context, fallback_text, fields_section, header, section
+from blocks.kit import (
+    Block,
+    SlackMessage,
+    actions,
+    context,
+    fallback_text,
+    fields_section,
+    header,
+    pack_lines,
+    section,
+)
 from blocks.labels import label, label_mrkdwn
 from blocks.limits import MAX_BLOCKS, MAX_SECTION_TEXT, cut_mrkdwn
 from blocks.mrkdwn import markdown_to_mrkdwn
 from blocks.report import evidence_line, headline, recommendation_line
 from diagnosis.models import Diagnosis, Evidence
+
+# Text budget for the listed items of one message (Slack's aggregate limit is ~12,000 characters).
+BODY_CHARS = 9000
 
 # Evidence sources that hold log lines (Run:ai Tier 2, ModelArts log preview and task messages).
 LOG_SOURCES = ("k8s.read_pod_log", "ShowTrainingJobLogsPreview")
@@ -53,21 +66,18 @@ def markdown_message(markdown: str, *, title: str | None = None, fallback: str) 
     """Engine Markdown (an explanation, a scan table) as sections of at most 3,000 characters."""
     converted = markdown_to_mrkdwn(markdown)
     blocks: list[Block] = [header(title)] if title else []
-    truncated = False
-    while converted and len(blocks) < MAX_BLOCKS - 1:
-        if len(converted) <= MAX_SECTION_TEXT:
-            blocks.append(section(converted))
-            converted = ""
-            break
-        split = converted.rfind("\n", 0, MAX_SECTION_TEXT - 10)
-        if split <= 0 or converted[:split].count("```") % 2 == 1:
-            split = MAX_SECTION_TEXT - 10
-        blocks.append(section(cut_mrkdwn(converted[:split], MAX_SECTION_TEXT)))
-        converted = converted[split:].lstrip("\n")
-    if converted:
-        truncated = True
+    # Split at paragraph boundaries, never inside a code block.
+    paragraphs: list[str] = []
+    for part in converted.split("\n\n"):
+        if paragraphs and paragraphs[-1].count("```") % 2 == 1:
+            paragraphs[-1] += "\n\n" + part
+        else:
+            paragraphs.append(part)
+    packed, dropped = pack_lines(paragraphs, max_blocks=MAX_BLOCKS - len(blocks) - 1, max_chars=BODY_CHARS)
+    blocks.extend(packed)
+    if dropped:
         blocks.append(context(":scissors: " + escape_mrkdwn(label("cut", "en"))))
-    return SlackMessage(text=fallback_text(fallback), blocks=blocks, truncated=truncated)
+    return SlackMessage(text=fallback_text(fallback), blocks=blocks, truncated=bool(dropped))
 
 
 def _items_message(
@@ -82,26 +92,19 @@ def _items_message(
     blocks: list[Block] = [
         section(f"*{escape_mrkdwn(title)}* — {escape_mrkdwn(headline(diagnosis, lang=lang))}")
     ]
-    current = ""
-    truncated = False
-    for item in items:
-        line = evidence_line(item)
-        if len(current) + len(line) + 1 > MAX_SECTION_TEXT:
-            blocks.append(section(current))
-            current = ""
-        current = f"{current}\n{line}" if current else line
-        if len(blocks) >= MAX_BLOCKS - 3:
-            truncated = True
-            break
-    if current:
-        blocks.append(section(current))
+    packed, dropped = pack_lines(
+        [evidence_line(item) for item in items], max_blocks=MAX_BLOCKS - 4, max_chars=BODY_CHARS
+    )
+    blocks.extend(packed)
     if not items:
         blocks.append(section(escape_mrkdwn(empty)))
     blocks.extend(extra)
-    if truncated:
-        blocks.append(context(":scissors: " + escape_mrkdwn(label("cut", lang))))
+    if dropped:
+        blocks.append(context(":scissors: " + escape_mrkdwn(label("more_items", lang, count=dropped))))
     return SlackMessage(
-        text=fallback_text(f"{title}: {headline(diagnosis, lang=lang)}"), blocks=blocks, truncated=truncated
+        text=fallback_text(f"{title}: {headline(diagnosis, lang=lang)}"),
+        blocks=blocks,
+        truncated=bool(dropped),
     )
 
 
@@ -185,20 +188,11 @@ def scan_message(scan: dict[str, Any], *, lang: str) -> SlackMessage:
         lines.append(
             f"• {code_span(str(name))} — *{escape_mrkdwn(str(verdict))}* ({escape_mrkdwn(str(confidence))})"
         )
-    current = ""
-    truncated = False
-    for line in lines:
-        if len(current) + len(line) + 1 > MAX_SECTION_TEXT:
-            blocks.append(section(current))
-            current = ""
-            if len(blocks) >= MAX_BLOCKS - 2:
-                truncated = True
-                break
-        current = f"{current}\n{line}" if current else line
-    if current and not truncated:
-        blocks.append(section(current))
+    packed, dropped = pack_lines(lines, max_blocks=MAX_BLOCKS - len(blocks) - 1, max_chars=BODY_CHARS)
+    blocks.extend(packed)
+    truncated = bool(dropped)
     if truncated:
-        blocks.append(context(":scissors: " + escape_mrkdwn(label("cut", lang))))
+        blocks.append(context(":scissors: " + escape_mrkdwn(label("more_items", lang, count=dropped))))
     return SlackMessage(text=fallback_text(summary), blocks=blocks, truncated=truncated)
 
 
