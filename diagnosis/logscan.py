@@ -342,16 +342,22 @@ class _HyperscanEngine:
         return self._lines.pattern_hits(line)
 
     def candidate_positions(self, buf: bytes, begin: int, end: int) -> list[int] | None:
-        """The last byte of every match in buf[begin:end], ascending (no pattern spans lines)."""
+        """The last byte of every match in buf[begin:end], ascending (no pattern spans lines).
+        A block with too many matches (a log of nothing but error lines) stops early; the
+        scanner then searches the rest of the block with `find()`."""
         positions: list[int] = []
         append = positions.append
         last = begin - 1
 
-        def on_match(_id: int, _start: int, stop: int, _flags: int, _context: object) -> None:
+        def on_match(_id: int, _start: int, stop: int, _flags: int, _context: object) -> bool:
             append(last + stop)
+            return len(positions) >= _MAX_BLOCK_POSITIONS
 
         with self._lock:
-            self._database.scan(memoryview(buf)[begin:end], match_event_handler=on_match)
+            try:
+                self._database.scan(memoryview(buf)[begin:end], match_event_handler=on_match)
+            except self._module.ScanTerminated:
+                positions.append(_INCOMPLETE)
         positions.sort()
         return positions
 
@@ -362,6 +368,8 @@ def _combined_pattern() -> bytes:
 
 
 ENGINES = ("auto", "hyperscan", "re2", "re")
+_MAX_BLOCK_POSITIONS = 100_000
+_INCOMPLETE = -1  # sorts first: marks a position list cut short
 
 
 def _make_engine(prefer: str = "auto") -> _Engine:
@@ -747,12 +755,20 @@ class LogScanner:
         if self._tb is not None:
             pos = self._walk_traceback(buf, pos, end)
         positions = self._engine.candidate_positions(buf, pos, end) if pos < end else []
+        if positions and positions[0] == _INCOMPLETE:
+            positions.pop(0)
+            complete = False
+        else:
+            complete = True
         index = 0
         while pos < end:
+            if positions is not None:
+                index = bisect_left(positions, pos, index)
+                if index >= len(positions) and not complete:
+                    positions = None  # the list was cut short: search the rest match by match
             if positions is None:
                 start = self._engine.find(buf, pos, end)
             else:
-                index = bisect_left(positions, pos, index)
                 start = positions[index] if index < len(positions) else -1
             if start < 0:
                 break

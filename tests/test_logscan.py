@@ -595,6 +595,16 @@ def test_every_engine_gives_the_same_results(engine: str, chunk_size: int) -> No
     assert result.lines_scanned == reference.lines_scanned
 
 
+def test_a_block_with_too_many_matches_falls_back_to_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    import diagnosis.logscan as logscan
+
+    monkeypatch.setattr(logscan, "_MAX_BLOCK_POSITIONS", 3)
+    reference = scan_text(MIXED_LOG, engine="re")
+    result = scan_text(MIXED_LOG, engine="hyperscan")
+    assert _summary(result) == _summary(reference)
+    assert result.candidate_lines == reference.candidate_lines > 3
+
+
 def test_unknown_engine_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown scan engine"):
         LogScanner(engine="grep")
@@ -784,7 +794,8 @@ def _grep_corpus(tmp_path: Path) -> Path:
     return path
 
 
-def test_grep_counts_the_same_candidate_lines(tmp_path: Path) -> None:
+@pytest.mark.parametrize("engine", ["hyperscan", "re2", "re"])
+def test_grep_counts_the_same_candidate_lines(tmp_path: Path, engine: str) -> None:
     path = _grep_corpus(tmp_path)
     args = ["grep", "-E", "-c"]
     for pattern in SCAN_PATTERNS:
@@ -795,6 +806,6 @@ def test_grep_counts_the_same_candidate_lines(tmp_path: Path) -> None:
     assert completed.returncode in (0, 1), completed.stderr
     assert completed.stderr == ""
     with path.open("rb") as stream:
-        result = scan_stream(stream, chunk_size=4096)
+        result = scan_stream(stream, chunk_size=4096, engine=engine)
     assert result.candidate_lines == int(completed.stdout.strip())
     assert result.candidate_lines > 1000
