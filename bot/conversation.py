@@ -18,12 +18,10 @@ from slack_sdk import WebClient
 
 from blocks.escape import escape_mrkdwn
 from blocks.kit import SlackMessage
-from blocks.labels import Mention, label, label_mrkdwn
+from blocks.labels import label, label_mrkdwn
 from blocks.messages import denied_message, notice, notice_mrkdwn
 from blocks.progress import progress_message
 from blocks.prompts import (
-    answered_message,
-    cancelled_message,
     log_link_button,
     question_message,
     rerun_button,
@@ -425,146 +423,6 @@ class Conversation:
         if shown is None:
             Notifier(client, channel=place.channel, user=user, thread_ts=place.thread_ts).tell(message)
         audit("diagnose", user=user, channel=place.channel, what=draft.describe(), outcome="error", ref=ref)
-
-    # ---- answers and buttons -------------------------------------------------------------------
-
-    def answer(
-        self, client: WebClient, pending_id: str, value: str, *, user: str, channel: str | None
-    ) -> None:
-        """A choice clicked or a value typed: resume the stored request with the answer."""
-        services = self.services
-        waiting = services.store.get_pending(pending_id)
-        # A click is only ever an answer in the channel the question was asked in.
-        if waiting is not None and channel is not None and channel != waiting.place.channel:
-            return
-        pending = services.store.take_pending(pending_id)
-        if pending is None or pending.kind != "question" or pending.question is None:
-            if channel:
-                Notifier(client, channel=channel, user=user).tell(notice(label("already_answered", "en")))
-            return
-        place = pending.place
-        labels = ui_lang(
-            services, platform=pending.draft.platform, channel=place.channel, explicit=pending.lang
-        )
-        question = pending.question
-        draft = access.with_aliases(services, pending.draft.with_answer(question.key, value))
-        decision = access.before_run(services, draft, user=user, channel=place.channel)
-        if not decision.allowed:
-            services.store.put_pending(pending)
-            Notifier(client, channel=place.channel, user=user, thread_ts=place.thread_ts).tell(
-                denied_message(lang=labels)
-            )
-            audit(
-                "answer",
-                user=user,
-                channel=place.channel,
-                what=draft.describe(),
-                outcome="denied",
-                reason=decision.reason,
-            )
-            return
-        shown = next((choice.label for choice in question.choices or [] if choice.value == value), value)
-        if pending.prompt_ts:
-            update(
-                client,
-                channel=place.channel,
-                ts=pending.prompt_ts,
-                message=answered_message(question.prompt, answer=shown, user=user, lang=labels),
-            )
-        audit(
-            "answer",
-            user=user,
-            channel=place.channel,
-            what=draft.describe(),
-            outcome="answered",
-            key=question.key,
-        )
-        status_ts = place.status_ts
-        if status_ts is None:
-            status_ts = try_post(
-                client,
-                channel=place.channel,
-                thread_ts=place.thread_ts,
-                message=progress_message(what=draft.describe(), user=pending.user, lang=labels),
-            )
-        else:
-            update(
-                client,
-                channel=place.channel,
-                ts=status_ts,
-                message=progress_message(what=draft.describe(), user=pending.user, lang=labels),
-            )
-        self.proceed(
-            client,
-            draft,
-            place=place.model_copy(update={"status_ts": status_ts}),
-            user=pending.user,
-            lang=pending.lang,
-        )
-
-    def cancel(self, client: WebClient, pending_id: str, *, user: str, channel: str | None) -> None:
-        pending = self.services.store.take_pending(pending_id)
-        if pending is None or pending.question is None:
-            return
-        place = pending.place
-        labels = ui_lang(
-            self.services, platform=pending.draft.platform, channel=place.channel, explicit=pending.lang
-        )
-        if pending.prompt_ts:
-            update(
-                client,
-                channel=place.channel,
-                ts=pending.prompt_ts,
-                message=cancelled_message(pending.question.prompt, user=user, lang=labels),
-            )
-        if place.status_ts:
-            update(
-                client,
-                channel=place.channel,
-                ts=place.status_ts,
-                message=notice_mrkdwn(
-                    label_mrkdwn("cancelled", labels, user=Mention(user)),
-                    fallback=label("cancelled", labels, user=user),
-                    emoji=":no_entry_sign:",
-                ),
-            )
-        audit("answer", user=user, channel=place.channel, what=pending.draft.describe(), outcome="cancelled")
-
-    def retry(self, client: WebClient, pending_id: str, *, user: str, channel: str) -> None:
-        """Retry after permissions were granted: same request, same thread, access checked again."""
-        services = self.services
-        pending = services.store.take_pending(pending_id)
-        if pending is None or pending.kind != "retry" or pending.place.channel != channel:
-            Notifier(client, channel=channel, user=user).tell(notice(label("already_answered", "en")))
-            return
-        place = pending.place
-        labels = ui_lang(
-            services, platform=pending.draft.platform, channel=place.channel, explicit=pending.lang
-        )
-        decision = access.before_run(services, pending.draft, user=user, channel=channel)
-        if not decision.allowed:
-            services.store.put_pending(pending)
-            Notifier(client, channel=channel, user=user, thread_ts=place.thread_ts).tell(
-                denied_message(lang=labels)
-            )
-            audit(
-                "retry",
-                user=user,
-                channel=channel,
-                what=pending.draft.describe(),
-                outcome="denied",
-                reason=decision.reason,
-            )
-            return
-        if place.status_ts:
-            update(
-                client,
-                channel=channel,
-                ts=place.status_ts,
-                message=progress_message(what=pending.draft.describe(), user=user, lang=labels),
-            )
-        audit("retry", user=user, channel=channel, what=pending.draft.describe(), outcome="started")
-        self.proceed(client, pending.draft, place=place, user=user, lang=pending.lang)
 
     def rerun(self, client: WebClient, record: ThreadRecord, asker: Asker) -> None:
         """The thread's request again, as a new report in the same thread."""

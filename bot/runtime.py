@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.answers import Answers
 from bot.conversation import Conversation
 from bot.followups import FollowUps
 from bot.services import BotServices
@@ -15,10 +16,12 @@ class Runtime:
     services: BotServices
     conversation: Conversation = field(init=False)
     followups: FollowUps = field(init=False)
+    answers: Answers = field(init=False)
 
     def __post_init__(self) -> None:
         self.conversation = Conversation(self.services)
         self.followups = FollowUps(self.services, self.conversation)
+        self.answers = Answers(self.services, self.conversation)
 
 
 def runtime_of(context: Any) -> Runtime:

@@ -16,5 +16,5 @@ def answer_cancel(
     user, channel = clicker(body)
     runtime = runtime_of(context)
     runtime.services.worker.chat(
-        runtime.conversation.cancel, client, str(action.get("value") or ""), user=user, channel=channel
+        runtime.answers.cancel, client, str(action.get("value") or ""), user=user, channel=channel
     )

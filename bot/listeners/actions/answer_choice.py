@@ -23,5 +23,5 @@ def answer_choice(
     user, channel = clicker(body)
     runtime = runtime_of(context)
     runtime.services.worker.chat(
-        runtime.conversation.answer, client, pending_id, str(value), user=user, channel=channel
+        runtime.answers.answer, client, pending_id, str(value), user=user, channel=channel
     )

@@ -18,5 +18,5 @@ def retry(
     user, channel = clicker(body)
     runtime = runtime_of(context)
     runtime.services.worker.chat(
-        runtime.conversation.retry, client, str(action.get("value") or ""), user=user, channel=channel
+        runtime.answers.retry, client, str(action.get("value") or ""), user=user, channel=channel
     )

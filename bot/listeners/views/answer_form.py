@@ -24,6 +24,4 @@ def answer_form(
     pending_id = str(metadata(view).get("pending") or "")
     user = str((body.get("user") or {}).get("id") or "")
     runtime = runtime_of(context)
-    runtime.services.worker.chat(
-        runtime.conversation.answer, client, pending_id, value, user=user, channel=None
-    )
+    runtime.services.worker.chat(runtime.answers.answer, client, pending_id, value, user=user, channel=None)
