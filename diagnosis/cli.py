@@ -64,7 +64,9 @@ def resolve_now(as_of: str | None) -> datetime:
         return datetime.now(UTC)
     instant = parse_instant(text)
     if instant is None:
-        raise UsageError(f"cannot read --as-of / DIAGNOSE_NOW {text!r}: use ISO-8601, e.g. 2026-11-28T09:00:00Z")
+        raise UsageError(
+            f"cannot read --as-of / DIAGNOSE_NOW {text!r}: use ISO-8601, e.g. 2026-11-28T09:00:00Z"
+        )
     return instant
 
 

@@ -61,7 +61,9 @@ class Throttle:
     A 429 pauses everyone, not just the request that got it: the platform's limit is per account.
     """
 
-    def __init__(self, rate_per_second: float | None = None, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, rate_per_second: float | None = None, *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.rate_per_second = rate_per_second
         self._clock = clock
         self._next_slot = 0.0
@@ -135,7 +137,11 @@ class Retrying(httpx.AsyncBaseTransport):
             attempt += 1
             await self.throttle.acquire()
             retry_request = httpx.Request(
-                request.method, request.url, headers=request.headers, content=body, extensions=request.extensions
+                request.method,
+                request.url,
+                headers=request.headers,
+                content=body,
+                extensions=request.extensions,
             )
             try:
                 response = await self._inner.handle_async_request(retry_request)

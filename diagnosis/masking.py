@@ -466,7 +466,8 @@ _WHOLE_TEXT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "url",
-        re.compile(r"""://(?<=[A-Za-z0-9+.\-]://)(?:[^\s"'<>`\\]++|\\(?![\\"'nrt]))+"""),
+        # a URL ends at blanks, quotes, `<>`, a backtick or `|` (Slack's `<url|label>` links)
+        re.compile(r"""://(?<=[A-Za-z0-9+.\-]://)(?:[^\s"'<>`|\\]++|\\(?![\\"'nrt]))+"""),
         _replace_url,
         needles=("://",),
     ),

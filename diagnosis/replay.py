@@ -53,7 +53,9 @@ def load_bundle(path: str | Path) -> Bundle:
     except UnicodeDecodeError:
         raise BundleError(f"bundle {file} is not UTF-8 text") from None
     except json.JSONDecodeError as exc:
-        raise BundleError(f"bundle {file} is not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+        raise BundleError(
+            f"bundle {file} is not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
     except OSError as exc:
         raise BundleError(f"cannot read bundle {file}: {exc.strerror or exc}") from None
     return parse_bundle(data)

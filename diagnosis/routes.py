@@ -39,7 +39,9 @@ class Route:
 
     @property
     def _regex(self) -> re.Pattern[str]:
-        pattern = re.sub(r"{(\w+)}", r"(?P<\1>[^/]+)", re.escape(self.path).replace(r"\{", "{").replace(r"\}", "}"))
+        pattern = re.sub(
+            r"{(\w+)}", r"(?P<\1>[^/]+)", re.escape(self.path).replace(r"\{", "{").replace(r"\}", "}")
+        )
         return re.compile(f"^{pattern}/?$")
 
     def match(self, method: str, path: str) -> dict[str, str] | None:

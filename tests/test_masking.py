@@ -111,6 +111,7 @@ EXACT: list[tuple[str, str]] = [
         "see https://b.s3.amazonaws.com/k.log).",
     ),
     ("https://example.com/search?q=nccl&page=2", "https://example.com/search?q=nccl&page=2"),
+    ("<https://obs.example.com/l.txt?Signature=s1|full log>", "<https://obs.example.com/l.txt|full log>"),
     ("https://example.com/cb?api_key=k1&page=2 ok", "https://example.com/cb ok"),
     # private keys: the whole block, nothing of its body
     (

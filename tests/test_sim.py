@@ -60,6 +60,8 @@ async def test_serves_bundle_answers_at_real_paths() -> None:
                 await client.post(f"{sim.base_url}/api/v1/token", json={"grantType": "client_credentials"})
         async with httpx.AsyncClient() as plain:
             token = await plain.post(f"{sim.base_url}/api/v1/token", json={"grantType": "client_credentials"})
+    assert status.ok and status.body == {"phase": "Failed"}
+    assert log.text is not None and "ValueError: bad" in log.text
     assert missing.status == 404 and missing.body == {"code": 404, "message": "Resource id not found."}
     assert token.status_code == 200 and token.json()["accessToken"].count(".") == 2
     assert sim.ops == ["get_workload_status", "k8s.read_pod_log", "get_workload_status"]
