@@ -30,7 +30,7 @@ from bot.server import ThreadedServer, wsgi_app
 from bot.slack_client import make_client
 from bot.state.store import StateStore
 from diagnosis.models import Choice, DiagnoseRequest, Diagnosis, Platform
-from tests.blocks.checks import assert_message_within_limits
+from tests.blocks.checks import assert_message_within_limits, assert_view_within_limits
 from tests.fakes.slack_api import FakeSlackApi
 
 SIGNING_SECRET = "test-signing-secret"
@@ -305,6 +305,8 @@ class BotUnderTest:
                     body["blocks"] = json.loads(body["blocks"])
                 if "text" in body or "blocks" in body:
                     assert_message_within_limits(body)
+            if call.method == "views.open":
+                assert_view_within_limits(call.body["view"])
 
     def stop(self) -> None:
         self.server.stop()

@@ -144,28 +144,6 @@ def test_a_pending_question_survives_a_restart_and_resumes_once(
     assert len(backend.requests) == 1
 
 
-def test_free_text_answer_through_a_modal(slack_api: FakeSlackApi, sqlite_store: StateStore) -> None:
-    backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
-    with running_bot(slack_api, backend=backend, store=sqlite_store) as bot:
-        bot.slack.command("runai workload=segformer-finetune project=vision-lab")
-        prompt = prompt_of(slack_api)
-        bot.slack.click(prompt, "answer_other")
-        opened = slack_api.wait_for("views.open")[0]
-        view = opened.body["view"]
-        assert opened.body["trigger_id"].startswith("trigger.")
-        from tests.blocks.checks import assert_view_within_limits
-
-        assert_view_within_limits(view)
-        bad = bot.slack.submit_view(view, "prod a; rm -rf /")
-        assert bad.status == 200 and bad.json()["response_action"] == "errors"
-        assert backend.requests == []
-        good = bot.slack.submit_view(view, CLUSTER)
-        assert good.status == 200 and good.body == ""
-        report_update(slack_api)
-        bot.idle()
-    assert backend.requests[0].cluster_id == CLUSTER
-
-
 def test_cancel_stops_the_request(slack_api: FakeSlackApi, sqlite_store: StateStore) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
     with running_bot(slack_api, backend=backend, store=sqlite_store) as bot:
