@@ -35,7 +35,7 @@ from bot.grammar import RequestDraft
 from bot.messaging import PostFailed, post, replace_or_post, try_post, update, upload
 from bot.progress import ProgressReporter
 from bot.services import Asker, BotServices
-from bot.slack_client import Notifier
+from bot.slack_client import Notifier, best_effort_client
 from bot.state.models import PendingRequest, Place, ThreadRecord
 from diagnosis.engine import DEFAULT_LANG
 from diagnosis.masking import mask
@@ -237,7 +237,7 @@ class Conversation:
         services = self.services
         labels = ui_lang(services, platform=draft.platform, channel=place.channel, explicit=lang)
         reporter = ProgressReporter(
-            client=client,
+            client=best_effort_client(client),
             worker=services.worker,
             channel=place.channel,
             ts=place.status_ts or "",

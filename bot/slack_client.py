@@ -53,6 +53,18 @@ def quiet_client(client: WebClient) -> WebClient:
     )
 
 
+def best_effort_client(client: WebClient) -> WebClient:
+    """The same client without the rate-limit wait: for progress lines, which a 429 simply skips
+    (the report that follows still gets every retry)."""
+    return WebClient(
+        token=client.token,
+        base_url=client.base_url,
+        timeout=client.timeout,
+        retry_handlers=[ConnectionErrorRetryHandler(max_retry_count=1)],
+        logger=client.logger,
+    )
+
+
 def slack_error(exc: Exception) -> str:
     if isinstance(exc, SlackApiError):
         return str(exc.response.get("error") or "error")

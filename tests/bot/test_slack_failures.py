@@ -14,7 +14,8 @@ COMMAND = "runai cluster=4a9e2c17-5b3d-4f80-9c61-2d7be0f4a315 workload=segformer
 
 
 def test_one_429_does_not_lose_the_report(slack_api: FakeSlackApi, sqlite_store: StateStore) -> None:
-    backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
+    # No progress lines (they are best effort): the only chat.update is the report.
+    backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM), steps=())
     slack_api.rate_limit("chat.update", retry_after=1, times=1)
     with running_bot(slack_api, backend=backend, store=sqlite_store) as bot:
         bot.slack.command(COMMAND)
