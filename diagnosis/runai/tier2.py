@@ -140,7 +140,13 @@ async def _read_pod(source: Fetcher, namespace: str, target: PodTarget, t: Trans
     pod_answer, events_answer = await asyncio.gather(
         source.fetch("k8s.read_pod", namespace=namespace, name=target.name),
         source.fetch(
-            "k8s.list_events", namespace=namespace, fieldSelector=f"involvedObject.name={target.name}"
+            "k8s.list_events",
+            namespace=namespace,
+            # kubectl describe's own selector; comma is AND. A recorded selector naming only the pod
+            # still matches on replay (rulings G3: recorded set contained in the called one).
+            fieldSelector=(
+                f"involvedObject.name={target.name},involvedObject.namespace={namespace},involvedObject.kind=Pod"
+            ),
         ),
     )
     pod: parse.K8sPod | None = None

@@ -230,7 +230,8 @@ class _Run:
         **args: Any,
     ) -> _Paged:
         """Every page of a list op: follow `next` until null, an empty page, a repeated `next` or
-        100 pages (G4); `older_than_cut(items)` may stop early (history/events past the lookback)."""
+        100 pages (G4); `older_than_cut(items)` may stop early (history/events past the lookback).
+        The first page asks for offset 0 explicitly, as the runbook does for history."""
         paged = _Paged()
         offset = first_offset
         seen: set[int] = set()
@@ -312,7 +313,7 @@ class _Run:
         paged = await self._pages(
             "list_workloads",
             "workloads",
-            first_offset=None,
+            first_offset=0,
             page_size=PAGE_SIZE,
             filterBy=f"name=={name},clusterId=={cluster_id},projectName=={project}",
             sortBy="phaseUpdatedAt",
@@ -456,7 +457,7 @@ class _Run:
         return await self._pages(
             "get_workload_events",
             "events",
-            first_offset=None,
+            first_offset=0,
             page_size=PAGE_SIZE,
             older_than_cut=older,
             workloadId=workload_id,
@@ -744,7 +745,7 @@ class _Run:
 
     async def _read_pods(self, workload_id: str) -> _Paged:
         return await self._pages(
-            "get_workload_pods", "pods", first_offset=None, page_size=PAGE_SIZE, workloadId=workload_id
+            "get_workload_pods", "pods", first_offset=0, page_size=PAGE_SIZE, workloadId=workload_id
         )
 
     async def _read_history(self, workload_id: str) -> _Paged:
