@@ -136,19 +136,9 @@ async def read_pods(
 
 
 async def _read_pod(source: Fetcher, namespace: str, target: PodTarget, t: Translator) -> Tier2Evidence:
+    """The runbook's order: describe pod, then (concurrently) logs --previous and the pod's events."""
     found = Tier2Evidence()
-    pod_answer, events_answer = await asyncio.gather(
-        source.fetch("k8s.read_pod", namespace=namespace, name=target.name),
-        source.fetch(
-            "k8s.list_events",
-            namespace=namespace,
-            # kubectl describe's own selector; comma is AND. A recorded selector naming only the pod
-            # still matches on replay (rulings G3: recorded set contained in the called one).
-            fieldSelector=(
-                f"involvedObject.name={target.name},involvedObject.namespace={namespace},involvedObject.kind=Pod"
-            ),
-        ),
-    )
+    pod_answer = await source.fetch("k8s.read_pod", namespace=namespace, name=target.name)
     pod: parse.K8sPod | None = None
     if pod_answer.ok:
         pod, problem = parse.view(parse.K8sPod, pod_answer.body)
@@ -162,6 +152,22 @@ async def _read_pod(source: Fetcher, namespace: str, target: PodTarget, t: Trans
             found.nodes[target.name] = (pod.spec.nodeName if pod.spec else None) or target.node
     else:
         _note_failure(found, pod_answer, target.name, t)
+    # A pod that is gone has no log any more; its events may outlive it (for a while).
+    container, _is_init = _main_container(pod, target)
+    pod_gone = target.name in found.missing_pods
+    events_call = source.fetch(
+        "k8s.list_events",
+        namespace=namespace,
+        # kubectl describe's own selector; comma is AND. A recorded selector naming only the pod
+        # still matches on replay (rulings G3: recorded set contained in the called one).
+        fieldSelector=f"involvedObject.name={target.name},involvedObject.namespace={namespace},involvedObject.kind=Pod",
+    )
+    if pod_gone:
+        log_answer, events_answer = None, await events_call
+    else:
+        log_answer, events_answer = await asyncio.gather(
+            _read_log(source, namespace, target.name, container), events_call
+        )
 
     if events_answer.ok:
         events, problem = parse.view(parse.K8sEventList, events_answer.body)
@@ -177,30 +183,20 @@ async def _read_pod(source: Fetcher, namespace: str, target: PodTarget, t: Trans
                     pod_name=target.name,
                 )
             )
-    else:
+    elif not pod_gone:
         _note_failure(found, events_answer, target.name, t)
-
-    if target.name in found.missing_pods:
+    elif events_answer.denied:
+        found.denied_calls.append(events_answer.op)
+    if log_answer is None:
         return found
-    container, _is_init = _main_container(pod, target)
-    log_args: dict[str, Any] = {"namespace": namespace, "name": target.name}
-    if container:
-        log_args["container"] = container
-    log_answer = await source.fetch(
-        "k8s.read_pod_log", **log_args, previous=True, tailLines=LOG_TAIL_LINES, limitBytes=LOG_LIMIT_BYTES
-    )
-    if log_answer.status == 400:
-        # No previous instance (or the container is waiting to start): read the current log.
-        log_answer = await source.fetch(
-            "k8s.read_pod_log", **log_args, tailLines=LOG_TAIL_LINES, limitBytes=LOG_LIMIT_BYTES
-        )
+
     finished_at = None
     if pod is not None:
         facts = _facts(pod, target.name, container)
         if facts is not None:
             found.main_containers.append(facts)
         finished_at = _finished_at(pod, container)
-    if log_answer.ok and log_answer.text is not None:
+    if log_answer.ok and log_answer.text is not None and log_answer.text.strip():
         found.answered += 1
         findings = _scan_log(log_answer.text)
         if findings:
@@ -212,13 +208,27 @@ async def _read_pod(source: Fetcher, namespace: str, target: PodTarget, t: Trans
                     finished_at=finished_at,
                 )
             )
-        elif not log_answer.text.strip():
-            found.limitations.append(t("lim.log_empty", pod=target.name))
     elif log_answer.ok:
         found.limitations.append(t("lim.log_empty", pod=target.name))
     else:
         _note_failure(found, log_answer, target.name, t)
     return found
+
+
+async def _read_log(source: Fetcher, namespace: str, pod_name: str, container: str | None) -> Answer:
+    """The main container's previous log (last 200 lines, 1 MB); on a 400, the current log (R13)."""
+    args: dict[str, Any] = {"namespace": namespace, "name": pod_name}
+    if container:
+        args["container"] = container
+    answer = await source.fetch(
+        "k8s.read_pod_log", **args, previous=True, tailLines=LOG_TAIL_LINES, limitBytes=LOG_LIMIT_BYTES
+    )
+    if answer.status == 400:
+        # No previous instance (or the container is waiting to start): read the current log.
+        answer = await source.fetch(
+            "k8s.read_pod_log", **args, tailLines=LOG_TAIL_LINES, limitBytes=LOG_LIMIT_BYTES
+        )
+    return answer
 
 
 def _finished_at(pod: parse.K8sPod, container_name: str | None) -> Any:

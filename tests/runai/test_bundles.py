@@ -125,8 +125,8 @@ EXPECTED: dict[str, tuple[str, str | None, str | None, int | None, list[str] | N
             "get_workload_pods",
             "get_workload_history",
             "k8s.read_pod",
-            "k8s.list_events",
             "k8s.read_pod_log",
+            "k8s.list_events",
         ],
     ),
     "runai-node-failure": (
@@ -163,8 +163,8 @@ EXPECTED: dict[str, tuple[str, str | None, str | None, int | None, list[str] | N
             "get_workload_pods",
             "get_workload_history",
             "k8s.read_pod",
-            "k8s.list_events",
             "k8s.read_pod_log",
+            "k8s.list_events",
         ],
     ),
     "runai-preempted-reclaim": (
