@@ -102,7 +102,7 @@ def _quote(text: str) -> str:
 
 def _evidence_line(item: Evidence, t: Translator) -> str:
     label = _label(item, t)
-    line = f"- {label}: {_quote(item.text)}"
+    line = t("report.item", label=label, text=_quote(item.text))
     if getattr(item, "role", None) == "consequence":
         line += f" [{t('report.consequence')}]"
     return f"{line} {t('report.source', source=item.source)}"
@@ -164,7 +164,7 @@ def render_markdown(diagnosis: Diagnosis, *, lang: str) -> str:
             if key in measured:
                 value = measured[key]
                 shown = f"{value:,} ({format_bytes(value)})" if key.endswith("_bytes") else str(value)
-                lines.append(f"- {t(f'm.{key}')}: {shown}")
+                lines.append(t("report.item", label=t(f"m.{key}"), text=shown))
         lines.append("")
     if diagnosis.recommendations:
         lines.append(t("report.recommendations"))
