@@ -651,3 +651,25 @@ def test_every_message_exists_in_english_and_french() -> None:
         fields_en = {name for _t, name, _f, _c in string.Formatter().parse(EN[key]) if name}
         fields_fr = {name for _t, name, _f, _c in string.Formatter().parse(FR[key]) if name}
         assert fields_en == fields_fr, key
+
+
+async def test_a_stop_by_a_person_is_voluntary_and_no_admin_review_is_advised() -> None:
+    s = Scenario("manual-stop", name="x", project="p", captured_at=T)
+    stopped = s.at(hours=2)
+    _failed_basics(
+        s,
+        phase="Stopped",
+        events=[
+            s.event(stopped.replace(second=4), "Killing", "Stopping container trainer", event_type="Normal")
+        ],
+        pod_phase="Failed",
+        history=[
+            s.phase_update(s.at(hours=9), "Running"),
+            s.phase_update(stopped, "Stopped", "Workload stopped by user alice@example.com"),
+        ],
+        failed_hours=2,
+    )
+    diagnosis, _ = await run(s)
+    assert (diagnosis.category, diagnosis.confidence) == ("SCHEDULING_POLICY_TERMINATED", "HIGH")
+    assert diagnosis.signature == "Workload stopped by user alice@example.com"
+    assert len(diagnosis.recommendations) == 1 and "administrator" not in diagnosis.recommendations[0].text
