@@ -343,10 +343,10 @@ def test_existing_secret_without_a_name_fails_with_a_clear_message() -> None:
 
 def test_policy_configmap_holds_the_policy_and_is_mounted_at_diagnose_policy() -> None:
     policy = {
-        "default": {"platforms": []},
-        "channels": {"C0123ABC": {"platforms": ["runai"], "projects": ["vision-*"]}},
-        "admins": ["U0ADMIN"],
-        "note": "équipe ML — 機械学習",
+        "demo_only": False,
+        "languages": {"C0123ABC": "zh"},
+        "rules": [{"channels": ["C0123ABC"], "platforms": ["runai"], "projects": ["vision-lab"]}],
+        "cluster_aliases": {"équipe-ML-機械学習": "4a9e2c17-5b3d-4f80-9c61-2d7be0f4a315"},
     }
     rendered = render({"policy": policy})
     configmap = single("ConfigMap", rendered)
@@ -361,12 +361,26 @@ def test_policy_configmap_holds_the_policy_and_is_mounted_at_diagnose_policy() -
     (item,) = volume["configMap"]["items"]
     assert item["path"] == file_name
     assert yaml.safe_load(configmap["data"][item["key"]]) == policy
+    assert bot_reads(configmap["data"][item["key"]], tmp_path=None).demo_only is False
+
+
+def bot_reads(document: str, *, tmp_path: Any) -> Any:
+    """The rendered policy as the bot itself loads it (a chart default the bot rejects is a bug)."""
+    import tempfile
+
+    from bot.policy import load_policy
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = posixpath.join(folder, "policy.yaml")
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(document)
+        return load_policy(path)
 
 
 def test_default_policy_allows_no_live_platform() -> None:
     configmap = single("ConfigMap", render())
     assert yaml.safe_load(configmap["data"]["policy.yaml"]) == DEFAULTS["policy"]
-    assert DEFAULTS["policy"] == {"default": {"platforms": []}}
+    assert bot_reads(configmap["data"]["policy.yaml"], tmp_path=None).demo_only is True
 
 
 def test_a_changed_policy_rolls_the_pods() -> None:
@@ -375,9 +389,9 @@ def test_a_changed_policy_rolls_the_pods() -> None:
         checksum: str = deployment["spec"]["template"]["metadata"]["annotations"]["checksum/policy"]
         return checksum
 
-    first = policy_checksum({"default": {"platforms": []}})
-    assert first == policy_checksum({"default": {"platforms": []}})
-    assert first != policy_checksum({"default": {"platforms": ["runai"]}})
+    first = policy_checksum({"demo_only": True})
+    assert first == policy_checksum({"demo_only": True})
+    assert first != policy_checksum({"demo_only": False, "rules": [{"platforms": ["runai"]}]})
 
 
 def test_resources_have_requests_and_a_memory_limit() -> None:
@@ -736,7 +750,6 @@ def test_unknown_release_field_is_an_error_not_an_empty_string() -> None:
 def test_merge_values_overrides_deeply_and_null_removes_a_default_key() -> None:
     merged = merge_values({"a": {"b": 1, "c": 2}, "d": 3}, {"a": {"b": 9}, "d": None, "e": None})
     assert merged == {"a": {"b": 9, "c": 2}, "e": None}
-    assert (
-        yaml.safe_load(single("ConfigMap", render({"policy": {"default": None}}))["data"]["policy.yaml"])
-        == {}
-    )
+    assert yaml.safe_load(
+        single("ConfigMap", render({"policy": {"demo_only": None}}))["data"]["policy.yaml"]
+    ) == {"rules": []}
