@@ -526,7 +526,7 @@ def demo(name: str) -> Callable[[Builder], Builder]:
     return register
 
 
-def test_bundle(name: str) -> Callable[[Builder], Builder]:
+def edge_case(name: str) -> Callable[[Builder], Builder]:
     def register(builder: Builder) -> Builder:
         TESTS[name] = builder
         return builder

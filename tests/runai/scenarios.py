@@ -14,7 +14,7 @@ from tests.runai.factory import (
     demo,
     k8s_status,
     runai_error,
-    test_bundle,
+    edge_case,
     uid,
 )
 
@@ -794,7 +794,7 @@ def _oom_history_world(s: Scenario, *, oom_hours: list[float], lookback: str = "
     s.pods([s.pod_object(k8s_phase="OOMKilled", created=s.at(days=12), updated=failed, completed=failed)])
 
 
-@test_bundle("pagination")
+@edge_case("pagination")
 def pagination() -> Scenario:
     s = Scenario("paging", name="wav2vec-ctc", project="speech", captured_at=T)
     s.request = {"cluster_id": s.cluster, "workload_name": s.name, "project": s.project, "lookback": "7d"}
@@ -865,7 +865,7 @@ def pagination() -> Scenario:
     return s
 
 
-@test_bundle("lookback-cutoff")
+@edge_case("lookback-cutoff")
 def lookback_cutoff() -> Scenario:
     s = Scenario("cutoff", name="mae-pretrain", project="vision", captured_at=T)
     _oom_history_world(s, oom_hours=[20], lookback="7d")
@@ -894,7 +894,7 @@ def lookback_cutoff() -> Scenario:
     return s
 
 
-@test_bundle("duplicate-event-and-phase-update")
+@edge_case("duplicate-event-and-phase-update")
 def duplicate_event_phase_update() -> Scenario:
     s = Scenario("dupes", name="unet-seg", project="med", captured_at=T)
     _oom_history_world(s, oom_hours=[3])
@@ -936,7 +936,7 @@ def duplicate_event_phase_update() -> Scenario:
     return s
 
 
-@test_bundle("empty-metrics")
+@edge_case("empty-metrics")
 def empty_metrics() -> Scenario:
     s = Scenario("empty-metrics", name="tiny-oom", project="ml-team", captured_at=T)
     _oom_history_world(s, oom_hours=[1])
@@ -945,7 +945,7 @@ def empty_metrics() -> Scenario:
     return s
 
 
-@test_bundle("missing-pods")
+@edge_case("missing-pods")
 def missing_pods() -> Scenario:
     s = Scenario("no-pods", name="gone-pods", project="ml-team", captured_at=T)
     _oom_history_world(s, oom_hours=[4])
@@ -956,7 +956,7 @@ def missing_pods() -> Scenario:
     return s
 
 
-@test_bundle("events-null-stopped-history-preemption")
+@edge_case("events-null-stopped-history-preemption")
 def events_null_preempted() -> Scenario:
     s = Scenario("null-preempt", name="sweep-3", project="nlp-research", captured_at=T)
     stopped = s.at(hours=2)
@@ -981,7 +981,7 @@ def events_null_preempted() -> Scenario:
     return s
 
 
-@test_bundle("events-null-stopped-max-duration")
+@edge_case("events-null-stopped-max-duration")
 def events_null_max_duration() -> Scenario:
     s = Scenario("null-maxdur", name="long-run", project="ml-team", captured_at=T)
     stopped = s.at(hours=3)
@@ -1008,14 +1008,14 @@ def events_null_max_duration() -> Scenario:
     return s
 
 
-@test_bundle("status-500")
+@edge_case("status-500")
 def status_500() -> Scenario:
     s = Scenario("status-500", name="flaky", project="ml-team", captured_at=T)
     s.status(runai_error(500, "Something went wrong."), status=500)
     return s
 
 
-@test_bundle("tier2-derived-namespace-missing")
+@edge_case("tier2-derived-namespace-missing")
 def derived_namespace() -> Scenario:
     s = Scenario("derived-ns", name="old-cluster-job", project="legacy", captured_at=T)
     _failed_basics(s, events=[], history=[s.phase_update(s.at(hours=2), "Failed")], namespace=False)
@@ -1028,7 +1028,7 @@ def derived_namespace() -> Scenario:
     return s
 
 
-@test_bundle("log-injection")
+@edge_case("log-injection")
 def log_injection() -> Scenario:
     s = Scenario("injection", name="agent-rl", project="rl", captured_at=T)
     _failed_basics(s, events=[], history=[s.phase_update(s.at(hours=2), "Failed")])
@@ -1045,7 +1045,7 @@ def log_injection() -> Scenario:
     return s
 
 
-@test_bundle("previous-log-400")
+@edge_case("previous-log-400")
 def previous_log_400() -> Scenario:
     s = Scenario("prev-400", name="fast-fail", project="ml-team", captured_at=T)
     _failed_basics(s, events=[], history=[s.phase_update(s.at(hours=2), "Failed")])
@@ -1059,7 +1059,7 @@ def previous_log_400() -> Scenario:
     return s
 
 
-@test_bundle("metrics-207-partial")
+@edge_case("metrics-207-partial")
 def metrics_partial() -> Scenario:
     s = Scenario("partial", name="partial-metrics", project="ml-team", captured_at=T)
     _oom_history_world(s, oom_hours=[2])
@@ -1068,14 +1068,14 @@ def metrics_partial() -> Scenario:
     return s
 
 
-@test_bundle("id-and-name-differ")
+@edge_case("id-and-name-differ")
 def id_and_name_differ() -> Scenario:
     s = oom_killed()
     s.request = {**s.request, "workload_name": "some-other-name", "project": "nlp-core"}
     return s
 
 
-@test_bundle("crashed-runbook-phase")
+@edge_case("crashed-runbook-phase")
 def crashed_phase() -> Scenario:
     s = Scenario("crashed", name="legacy-job", project="ml-team", captured_at=T)
     _failed_basics(
@@ -1088,7 +1088,7 @@ def crashed_phase() -> Scenario:
     return s
 
 
-@test_bundle("succeeded-runbook-phase")
+@edge_case("succeeded-runbook-phase")
 def succeeded_phase() -> Scenario:
     s = Scenario("succeeded", name="legacy-done", project="ml-team", captured_at=T)
     s.status(
@@ -1100,7 +1100,7 @@ def succeeded_phase() -> Scenario:
     return s
 
 
-@test_bundle("option-b-all-active")
+@edge_case("option-b-all-active")
 def option_b_all_active() -> Scenario:
     s = Scenario("all-active", name="serve-canary", project="llm-ops", captured_at=T)
     s.request = {"cluster_id": s.cluster, "workload_name": s.name, "project": s.project}
@@ -1126,7 +1126,7 @@ def option_b_all_active() -> Scenario:
     return s
 
 
-@test_bundle("option-b-active-none-confirmed")
+@edge_case("option-b-active-none-confirmed")
 def option_b_active_none() -> Scenario:
     s = Scenario("active-none", name="lora-sweep", project="llm-ops", captured_at=T)
     s.request = {"cluster_id": s.cluster, "workload_name": s.name, "project": s.project, "intent": "active"}
@@ -1175,7 +1175,7 @@ def option_b_active_none() -> Scenario:
     return s
 
 
-@test_bundle("pending-with-image-pull")
+@edge_case("pending-with-image-pull")
 def pending_image_pull() -> Scenario:
     s = _image_pull(
         "pending-pull",
@@ -1188,7 +1188,7 @@ def pending_image_pull() -> Scenario:
     return s
 
 
-@test_bundle("initializing-no-signal")
+@edge_case("initializing-no-signal")
 def initializing_no_signal() -> Scenario:
     s = Scenario("init-quiet", name="quiet-start", project="ml-team", captured_at=T)
     s.status(s.workload(phase="Initializing", created=s.at(minutes=3), phase_updated=s.at(minutes=2)))
@@ -1196,7 +1196,7 @@ def initializing_no_signal() -> Scenario:
     return s
 
 
-@test_bundle("multi-worker-earliest-failure")
+@edge_case("multi-worker-earliest-failure")
 def multi_worker() -> Scenario:
     s = Scenario("multi", name="megatron-gpt", project="llm", captured_at=T, workload_type="Distributed")
     failed = s.at(hours=1)
@@ -1247,7 +1247,7 @@ def multi_worker() -> Scenario:
     return s
 
 
-@test_bundle("spec-type-unknown")
+@edge_case("spec-type-unknown")
 def spec_type_unknown() -> Scenario:
     s = Scenario(
         "odd-type",
@@ -1266,7 +1266,7 @@ def spec_type_unknown() -> Scenario:
     return s
 
 
-@test_bundle("gpu-xid-node-failure")
+@edge_case("gpu-xid-node-failure")
 def gpu_xid() -> Scenario:
     s = Scenario("xid", name="llm-pretrain-70b", project="llm", captured_at=T)
     failed = s.at(hours=1)
@@ -1282,7 +1282,7 @@ def gpu_xid() -> Scenario:
     return s
 
 
-@test_bundle("history-unsorted")
+@edge_case("history-unsorted")
 def history_unsorted() -> Scenario:
     s = Scenario("unsorted", name="bad-order", project="ml-team", captured_at=T)
     _oom_history_world(s, oom_hours=[2])
