@@ -12,9 +12,9 @@ from tests.runai.factory import (
     TRACEBACK_LOG,
     Scenario,
     demo,
+    edge_case,
     k8s_status,
     runai_error,
-    edge_case,
     uid,
 )
 
