@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 
-from diagnosis.http import AllowedPost, ReadOnlyGuard, Retrying, RetryPolicy, Throttle
+from diagnosis.http import AllowedPost, ReadOnlyGuard, Retrying, RetryPolicy, Throttle, real_transport
 from diagnosis.models import Bundle, DiagnoseRequest, Diagnosis, Platform
 from diagnosis.replay import BundleTransport
 from diagnosis.routes import RouteTable
@@ -39,7 +39,7 @@ def _transport(
     above the retries (TokenFailureTransport), so it is neither sent nor retried.
     """
     inner: httpx.AsyncBaseTransport = Retrying(
-        httpx.AsyncHTTPTransport(verify=verify), policy=retry_policy, throttle=throttle
+        real_transport(verify=verify), policy=retry_policy, throttle=throttle
     )
     if allow_token_post:
         inner = TokenFailureTransport(inner)

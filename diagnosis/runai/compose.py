@@ -259,9 +259,12 @@ def _exit_meaning(code: int, lang: str) -> str:
     except ImportError:
         return ""
     try:
-        return describe_exit_code(code, lang)
+        sentence = describe_exit_code(code, lang)
     except (KeyError, ValueError):
         return ""
+    # "Exit code 139: segmentation fault, SIGSEGV (128+11)." -> the meaning alone.
+    head, _colon, meaning = sentence.partition(":")
+    return (meaning if meaning else head).strip().rstrip(".")
 
 
 def _batch_setting(context: Context) -> str | None:
