@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from diagnosis.source import Answer
@@ -79,3 +80,52 @@ def percentile(values: list[float], fraction: float) -> float:
         return 0.0
     index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
     return ordered[index]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One target of the issue, measured in this run: `measured` against `limit` (lower is better)."""
+
+    name: str
+    measured: float
+    limit: float
+    unit: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.measured <= self.limit
+
+    def line(self) -> str:
+        verdict = "PASS" if self.passed else "MISS"
+        unit = f" {self.unit}" if self.unit else ""
+        return f"  [{verdict}] {self.name}: {self.measured:.3g}{unit} (target <= {self.limit:.3g}{unit})"
+
+
+@dataclass
+class BenchResult:
+    """What one benchmark measured: its printed figures and its target checks."""
+
+    title: str
+    checks: list[Check] = field(default_factory=list)
+    figures: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return all(check.passed for check in self.checks)
+
+    def print_checks(self) -> None:
+        print(f"\nTargets ({self.title}):")
+        for check in self.checks:
+            print(check.line())
+        for note in self.notes:
+            print(f"  note: {note}")
+
+
+def project_root() -> Path:
+    return Path(__file__).resolve().parent.parent
+
+
+def shared_dir() -> Path:
+    """The read-only specs and examples beside the project (as tests/conftest.py finds them)."""
+    return project_root().parent / "shared"

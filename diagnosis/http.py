@@ -6,14 +6,29 @@ Order on the way out: ReadOnlyGuard -> Retrying -> the real (or replay) transpor
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
 import re
+import ssl
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 
 import httpx
+
+
+@functools.cache
+def default_ssl_context() -> ssl.SSLContext:
+    """httpx's default certificate verification (certifi's CA bundle, SSL_CERT_FILE/DIR honoured),
+    built once per process: loading the CA bundle takes ~75 ms of CPU, which every new client (one
+    per diagnosis) would otherwise pay before its first request. Client contexts are safe to share."""
+    return httpx.create_ssl_context()
+
+
+def real_transport(*, verify: ssl.SSLContext | bool = True) -> httpx.AsyncHTTPTransport:
+    """The socket-level transport; `verify=True` uses the shared default context."""
+    return httpx.AsyncHTTPTransport(verify=default_ssl_context() if verify is True else verify)
 
 
 class MutatingRequestRefused(httpx.TransportError):

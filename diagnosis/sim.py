@@ -88,6 +88,7 @@ class SimServer:
         *,
         latency: dict[str, float] | None = None,
         default_latency: float = 0.0,
+        token_latency: float = 0.0,
         faults: dict[str, list[Fault]] | None = None,
         modelarts_keys: tuple[str, str] | None = None,
         token_lifetime_seconds: int = 3600,
@@ -114,6 +115,8 @@ class SimServer:
                 self.tables[platform] = _PlatformTable(platform, routes_for(platform))
         self.latency = dict(latency or {})
         self.default_latency = default_latency
+        # The Run:ai token endpoint is no op of the route tables: its latency is set on its own.
+        self.token_latency = token_latency
         self.faults: dict[str, list[Fault]] = {op: list(items) for op, items in (faults or {}).items()}
         self.modelarts_keys = modelarts_keys
         self.token_lifetime_seconds = token_lifetime_seconds
@@ -226,6 +229,9 @@ def _handler_for(sim: SimServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         server_version = "diagnose-sim/1"
+        # Headers and body go out in two writes: without TCP_NODELAY, Nagle and the client's
+        # delayed ACK add ~40 ms to some answers, which real API gateways do not.
+        disable_nagle_algorithm = True
 
         def log_message(self, format: str, *args: Any) -> None:
             return
@@ -254,6 +260,8 @@ def _handler_for(sim: SimServer) -> type[BaseHTTPRequestHandler]:
             if parts.path == TOKEN_PATH and self.command == "POST":
                 with sim._lock:
                     sim.tokens_issued += 1
+                if sim.token_latency:
+                    time.sleep(sim.token_latency)
                 self._json(
                     200,
                     {

@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 
-from diagnosis.http import ReadOnlyGuard, Retrying, RetryPolicy, Throttle
+from diagnosis.http import ReadOnlyGuard, Retrying, RetryPolicy, Throttle, real_transport
 from diagnosis.modelarts import credentials as credential_sources
 from diagnosis.modelarts.messages import LANGUAGES
 from diagnosis.modelarts.routes import READ_ONLY_POSTS, ROUTES
@@ -54,7 +54,7 @@ def build_client(
     verify: bool = True,
 ) -> httpx.AsyncClient:
     """A signed client whose transport refuses everything but reads and retries throttling/5xx."""
-    inner = transport or httpx.AsyncHTTPTransport(verify=verify)
+    inner = transport or real_transport(verify=verify)
     stack = ReadOnlyGuard(
         Retrying(inner, policy=retry_policy, throttle=throttle), allowed_posts=READ_ONLY_POSTS
     )
