@@ -34,4 +34,5 @@ def apply_query(data: Any, expression: str) -> Any:
     try:
         return jmespath.search(expression, data)
     except jmespath.exceptions.JMESPathError as exc:
-        raise QueryError(f"invalid --query expression: {exc}") from None
+        reason = " ".join(str(exc).split())
+        raise QueryError(f"invalid --query expression {expression!r}: {reason}") from None
