@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, Protocol
+from typing import Any
 
 from diagnosis.i18n import Translator
 from diagnosis.models import (
-    Choice,
     DiagnoseRequest,
     Diagnosis,
     Evidence,
@@ -29,6 +27,27 @@ from diagnosis.models import (
 from diagnosis.runai import parse
 from diagnosis.runai.compose import Context, compose_diagnosed, format_quantity
 from diagnosis.runai.messages import CATALOGUE
+from diagnosis.runai.option_b import OptionB, Stop
+from diagnosis.runai.paging import (
+    HISTORY_PAGE_SIZE,
+    Fetcher,
+    Paged,
+    all_older_than,
+    event_items,
+    history_created_at,
+    read_event_pages,
+    read_pages,
+)
+from diagnosis.runai.phases import (
+    FAILED,
+    FAILING_POD_PHASES,
+    RUNNING,
+    STARTING,
+    SUCCEEDED,
+    TERMINAL,
+    crash_confirmed,
+    pod_failure_confirmed,
+)
 from diagnosis.runai.recurrence import count_failures
 from diagnosis.runai.routes import K8S_COMMANDS, spec_variant_for_type
 from diagnosis.runai.rules import KILL_EXIT_CODES, Signal, Verdict, classify_all, decide
@@ -38,51 +57,14 @@ from diagnosis.source import Answer
 from diagnosis.timeutil import iso, parse_duration, parse_instant
 
 DEFAULT_LOOKBACK = "7d"
-PAGE_SIZE = 100
-HISTORY_PAGE_SIZE = 50  # the runbook's limit=50
-MAX_PAGES = 100  # rulings G4
 METRIC_TYPES = "CPU_MEMORY_USAGE_BYTES,CPU_MEMORY_LIMIT_BYTES"
 METRIC_SAMPLES = 500
-
-# Phase vocabularies: the API's `Phase` enum and the runbook's extra names (Crashed, Succeeded,
-# Suspended), compared lower-cased (runai-api.md section 7).
-TERMINAL = frozenset({"failed", "completed", "stopped", "crashed", "succeeded"})  # rulings R2
-FAILED = frozenset({"failed", "crashed"})
-SUCCEEDED = frozenset({"completed", "succeeded"})
-ACTIVE_CANDIDATES = frozenset({"running", "pending", "initializing", "degraded"})  # rulings R3
-RUNNING = frozenset({"running", "degraded"})
-STARTING = frozenset({"pending", "initializing"})
-POD_FAILURE_CATEGORIES = frozenset(
-    {
-        "IMAGE_PULL_FAILED",
-        "INIT_FAILED",
-        "DATASOURCE_MOUNT_FAILED",
-        "OOM_KILLED",
-        "CRASH_APP_ERROR",
-        "NODE_FAILURE",
-    }
-)
-FAILING_POD_PHASES = frozenset({"error", "oomkilled", "failed"})
-
-
-class Fetcher(Protocol):
-    calls: list[str]
-
-    async def fetch(self, op: str, /, *, variant: str | None = None, **args: Any) -> Answer: ...
 
 
 class _Finished(Exception):
     def __init__(self, diagnosis: Diagnosis) -> None:
         super().__init__(diagnosis.outcome)
         self.diagnosis = diagnosis
-
-
-@dataclass
-class _Paged:
-    items: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    failure: Answer | None = None
-    null_collection: bool = False
-    pages: int = 0
 
 
 async def diagnose(
@@ -138,7 +120,7 @@ class _Run:
         self.lookback_text, self.lookback = self._lookback()
         self.status: parse.Workload | None = None
         self.cached_status: dict[str, Answer] = {}
-        self.cached_events: dict[str, _Paged] = {}
+        self.cached_events: dict[str, Paged] = {}
         self.status_observations: list[Observation] = []
         self.event_observations: list[Observation] = []
         self.events_read = False
@@ -219,65 +201,6 @@ class _Run:
             permissions=[permission],
         )
 
-    async def _pages(
-        self,
-        op: str,
-        collection: str,
-        *,
-        first_offset: int | None,
-        page_size: int,
-        older_than_cut: Any = None,
-        **args: Any,
-    ) -> _Paged:
-        """Every page of a list op: follow `next` until null, an empty page, a repeated `next` or
-        100 pages (G4); `older_than_cut(items)` may stop early (history/events past the lookback).
-        The first page asks for offset 0 explicitly, as the runbook does for history."""
-        paged = _Paged()
-        offset = first_offset
-        seen: set[int] = set()
-        for _ in range(MAX_PAGES):
-            call_args = dict(args)
-            if offset is not None:
-                call_args["offset"] = offset
-            answer = await self.source.fetch(op, limit=page_size, **call_args)
-            if not answer.ok:
-                paged.failure = answer
-                return paged
-            body = answer.body if isinstance(answer.body, dict) else None
-            raw = body.get(collection) if body is not None else None
-            if raw is None:
-                if paged.pages == 0:
-                    paged.null_collection = True
-                    paged.failure = answer
-                return paged
-            if not isinstance(raw, list):
-                paged.failure = answer
-                return paged
-            paged.pages += 1
-            position = offset or 0
-            for index, item in enumerate(raw):
-                if isinstance(item, dict):
-                    where = (
-                        f"{collection}[{index}]"
-                        if position == 0
-                        else f"{collection}[{index}]@offset={position}"
-                    )
-                    paged.items.append((where, item))
-            if not raw:
-                return paged
-            next_offset = parse._int(body.get("next")) if body is not None else None
-            if next_offset is None:
-                return paged
-            if next_offset in seen or next_offset == offset:
-                self._note(self.t("lim.paging_repeated", call=op))
-                return paged
-            if older_than_cut is not None and older_than_cut(raw):
-                return paged
-            seen.add(next_offset)
-            offset = next_offset
-        self._note(self.t("lim.paging_cap", call=op, pages=MAX_PAGES))
-        return paged
-
     # --- the runbook -----------------------------------------------------------------------------
 
     async def execute(self) -> Diagnosis:
@@ -301,171 +224,30 @@ class _Run:
         await self._step1(workload_id)
         return await self._diagnose(workload_id)
 
-    # Step 1.1: Option B -------------------------------------------------------------------------
-
     async def _option_b(self, name: str, project: str, cluster_id: str) -> str:
-        if "," in name or "," in project:
-            raise self._finish(
-                "needs_input",
-                root_cause=self.t("rc.name_has_comma"),
-                questions=[Question(key="workload_id", prompt=self.t("q.workload_id"))],
-            )
-        paged = await self._pages(
-            "list_workloads",
-            "workloads",
-            first_offset=0,
-            page_size=PAGE_SIZE,
-            filterBy=f"name=={name},clusterId=={cluster_id},projectName=={project}",
-            sortBy="phaseUpdatedAt",
-            sortOrder="desc",
+        """Step 1.1 (option_b.py); what it read is reused by step 1, its evidence comes first."""
+        resolver = OptionB(
+            self.source,
+            t=self.t,
+            cut=self.cut,
+            active=self.request.intent == "active",
+            note=self._note,
+            evidence=self.evidence,
         )
-        if paged.failure is not None and paged.failure.denied:
-            raise self._denied(paged.failure)
-        if paged.failure is not None and not paged.items:
-            self._note(
-                self.t("lim.call_failed", call="list_workloads", failure=paged.failure.describe_failure())
-            )
-            raise self._finish(
-                "needs_input",
-                root_cause=self.t("rc.list_failed"),
-                questions=[Question(key="workload_id", prompt=self.t("q.workload_id"))],
-            )
-        matches: list[parse.Workload] = []
-        for _where, item in paged.items:
-            workload, _problem = parse.view(parse.Workload, item)
-            if workload is None or not workload.id:
-                continue
-            # The server filter is trusted only as far as it agrees: exact name, project and cluster.
-            if workload.name != name or (workload.projectName or project) != project:
-                continue
-            if workload.clusterId and workload.clusterId.lower() != cluster_id.lower():
-                continue
-            matches.append(workload)
-        matches.sort(
-            key=lambda w: parse_instant(w.phaseUpdatedAt) or datetime.min.replace(tzinfo=UTC), reverse=True
-        )
-        if matches:
-            listing = "; ".join(
-                f"[{index}] {w.type or '?'}, {w.phase or '?'}, phaseUpdatedAt {w.phaseUpdatedAt or '?'}"
-                for index, w in enumerate(matches)
-            )
-            self.evidence.append(
-                Evidence(source="list_workloads", field="workloads", text=quote(listing), value=len(matches))
-            )
-        else:
-            # Rulings R4: nothing found is a question, never "not found".
-            raise self._finish(
-                "needs_input",
-                root_cause=self.t("rc.no_match", name=name, project=project, cluster=cluster_id),
-                questions=[
-                    Question(key="workload_id", prompt=self.t("q.no_match", name=name, project=project))
-                ],
-            )
-        if self.request.intent == "active":
-            return await self._select_active(matches)
-        terminal = [w for w in matches if (w.phase or "").lower() in TERMINAL]
-        if terminal:
-            return str(terminal[0].id)
-        # Rulings R3: a failure request whose matches are all non-terminal -> R5's question.
-        raise self._finish(
-            "needs_input",
-            root_cause=self.t("rc.all_active", name=name, count=len(matches)),
-            questions=[
-                Question(
-                    key="past_run",
-                    prompt=self.t("q.past_run_list", name=name),
-                    choices=self._choices(matches),
-                )
-            ],
-        )
-
-    def _choices(self, workloads: Sequence[parse.Workload]) -> list[Choice]:
-        return [
-            Choice(
-                value=str(w.id),
-                label=f"{w.name or '?'}, {w.type or '?'}, {w.phase or '?'}, {w.phaseUpdatedAt or w.createdAt or '?'}",
-            )
-            for w in workloads[:25]
-        ]
-
-    async def _select_active(self, matches: list[parse.Workload]) -> str:
-        """Rulings R3: Running/Pending/Initializing/Degraded matches, newest first; the first whose
-        status (conditions, phaseMessage) or events confirm the symptom."""
-        candidates = [w for w in matches if (w.phase or "").lower() in ACTIVE_CANDIDATES]
-        for candidate in candidates:
-            workload_id = str(candidate.id)
-            answer = await self.source.fetch("get_workload_status", workloadId=workload_id)
-            if answer.denied:
-                raise self._denied(answer)
-            self.cached_status[workload_id] = answer
-            status, _problem = parse.view(parse.Workload, answer.body) if answer.ok else (None, None)
-            if status is not None and self._confirms_symptom(classify_all(from_status(status)), status.phase):
-                return workload_id
-            paged = await self._read_event_pages(workload_id)
-            self.cached_events[workload_id] = paged
-            if paged.failure is not None and paged.failure.denied:
-                raise self._denied(paged.failure)
-            observations = from_events(self._event_items(paged), source="get_workload_events")
-            if self._confirms_symptom(classify_all(observations), candidate.phase):
-                return workload_id
-        pool = candidates or matches
-        raise self._finish(
-            "needs_input",
-            root_cause=self.t("rc.no_active_confirmed", count=len(candidates)),
-            questions=[
-                Question(key="workload_id", prompt=self.t("q.which_workload"), choices=self._choices(pool))
-            ],
-        )
-
-    def _confirms_symptom(self, signals: list[Signal], phase: str | None) -> bool:
-        lowered = (phase or "").lower()
-        if lowered in RUNNING:
-            return self._crash_confirmed(signals)
-        return self._pod_failure_confirmed(signals)
-
-    @staticmethod
-    def _pod_failure_confirmed(signals: list[Signal]) -> bool:
-        return any(
-            (signal.rule.role == "cause" and signal.category in POD_FAILURE_CATEGORIES)
-            or signal.rule.role == "crash_loop"
-            for signal in signals
-        )
-
-    @staticmethod
-    def _crash_confirmed(signals: list[Signal]) -> bool:
-        """CrashLoopBackOff, or repeated container crashes (two or more crash/OOM events)."""
-        if any(signal.rule.role == "crash_loop" for signal in signals):
-            return True
-        crashes = {
-            (signal.observation.event_id or signal.observation.field)
-            for signal in signals
-            if signal.rule.role == "cause"
-            and signal.category in ("OOM_KILLED", "CRASH_APP_ERROR", "INIT_FAILED")
-            and signal.observation.kind == "event"
-        }
-        return len(crashes) >= 2
+        try:
+            workload_id = await resolver.resolve(name, project, cluster_id)
+        except Stop as stop:
+            if stop.denied is not None:
+                raise self._denied(stop.denied) from None
+            raise self._finish("needs_input", root_cause=stop.root_cause, questions=stop.questions) from None
+        self.cached_status = resolver.cached_status
+        self.cached_events = resolver.cached_events
+        return workload_id
 
     # Step 1.2-1.6 ------------------------------------------------------------------------------
 
-    async def _read_event_pages(self, workload_id: str) -> _Paged:
-        cut = self.cut
-
-        def older(items: list[Any]) -> bool:
-            times = [parse_instant(item.get("createdAt")) for item in items if isinstance(item, dict)]
-            return bool(times) and all(moment is not None and moment < cut for moment in times)
-
-        return await self._pages(
-            "get_workload_events",
-            "events",
-            first_offset=0,
-            page_size=PAGE_SIZE,
-            older_than_cut=older,
-            workloadId=workload_id,
-        )
-
-    @staticmethod
-    def _event_items(paged: _Paged) -> list[tuple[str, parse.Event]]:
-        return [(where, parse.Event.model_validate(item)) for where, item in paged.items]
+    async def _read_event_pages(self, workload_id: str) -> Paged:
+        return await read_event_pages(self.source, workload_id, cut=self.cut, t=self.t, note=self._note)
 
     async def _step1(self, workload_id: str) -> None:
         answer = self.cached_status.get(workload_id) or await self.source.fetch(
@@ -539,7 +321,7 @@ class _Run:
             if paged.failure is not None:
                 self._note(self.t("lim.events_partial", failure=paged.failure.describe_failure()))
         self.status_observations = from_status(status)
-        self.event_observations = from_events(self._event_items(paged), source="get_workload_events")
+        self.event_observations = from_events(event_items(paged), source="get_workload_events")
 
         preemption = self._preemption(self.status_observations + self.event_observations)
         if preemption is not None:
@@ -614,7 +396,7 @@ class _Run:
         if lowered in SUCCEEDED:
             raise self._finish("not_a_failure", root_cause=self.t("rc.succeeded", phase=phase))
         if lowered in STARTING:
-            if self._pod_failure_confirmed(signals):
+            if pod_failure_confirmed(signals):
                 return
             if lowered == "pending":
                 scheduling = [signal for signal in signals if signal.rule.role == "scheduling"]
@@ -639,7 +421,7 @@ class _Run:
         if lowered == "suspended":
             raise self._finish("out_of_scope", root_cause=self.t("rc.suspended", phase=phase))
         if lowered in RUNNING:
-            if self._crash_confirmed(signals):
+            if crash_confirmed(signals):
                 return
             # Rulings R5: ask whether a past run was meant, and stop.
             if not self.events_read:
@@ -743,32 +525,25 @@ class _Run:
             return None
         return await self.source.fetch("get_workload_spec", variant=variant, workloadId=workload_id)
 
-    async def _read_pods(self, workload_id: str) -> _Paged:
-        return await self._pages(
-            "get_workload_pods", "pods", first_offset=0, page_size=PAGE_SIZE, workloadId=workload_id
+    async def _read_pods(self, workload_id: str) -> Paged:
+        return await read_pages(
+            self.source, "get_workload_pods", "pods", t=self.t, note=self._note, workloadId=workload_id
         )
 
-    async def _read_history(self, workload_id: str) -> _Paged:
-        cut = self.cut
-
-        def older(records: list[Any]) -> bool:
-            # Rulings R10: stop when every record of a page is older than the cut.
-            times = []
-            for record in records:
-                meta = record.get("meta") if isinstance(record, dict) else None
-                times.append(parse_instant(meta.get("creationTimestamp")) if isinstance(meta, dict) else None)
-            return bool(times) and all(moment is not None and moment < cut for moment in times)
-
-        return await self._pages(
+    async def _read_history(self, workload_id: str) -> Paged:
+        # Rulings R10: stop when every record of a page is older than the cut.
+        return await read_pages(
+            self.source,
             "get_workload_history",
             "records",
-            first_offset=0,
+            t=self.t,
+            note=self._note,
             page_size=HISTORY_PAGE_SIZE,
-            older_than_cut=older,
+            older_than_cut=all_older_than(self.cut, history_created_at),
             workloadId=workload_id,
         )
 
-    def _absorb_history(self, paged: _Paged) -> None:
+    def _absorb_history(self, paged: Paged) -> None:
         if paged.failure is not None and not paged.items:
             if paged.null_collection:
                 self._note(self.t("lim.history_null"))
@@ -809,7 +584,7 @@ class _Run:
             return
         self.spec = spec
 
-    def _absorb_pods(self, paged: _Paged) -> None:
+    def _absorb_pods(self, paged: Paged) -> None:
         if paged.failure is not None and not paged.items:
             self._note(
                 self.t("lim.call_failed", call="get_workload_pods", failure=paged.failure.describe_failure())

@@ -1,0 +1,144 @@
+"""Run:ai list endpoints read to the end: `{next, <collection>: [...]}` pages (runai-api.md §3).
+
+`next` is the offset to ask for next and is absent on the last page. Paging stops at a null `next`,
+an empty page, a repeated `next` or 100 pages (rulings G4); a caller may also stop once a page lies
+wholly before the lookback (history and events, rulings R10). Problems become limitation texts
+through `note`, never exceptions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+from diagnosis.i18n import Translator
+from diagnosis.runai import parse
+from diagnosis.source import Answer
+from diagnosis.timeutil import parse_instant
+
+PAGE_SIZE = 100
+HISTORY_PAGE_SIZE = 50  # the runbook's limit=50
+MAX_PAGES = 100  # rulings G4
+
+
+class Fetcher(Protocol):
+    calls: list[str]
+
+    async def fetch(self, op: str, /, *, variant: str | None = None, **args: Any) -> Answer: ...
+
+
+@dataclass
+class Paged:
+    """Every item read, with where it was (`pods[0]`, `pods[2]@offset=100`); the failure that
+    stopped paging, if any; `null_collection` when the first answer held `<collection>: null`."""
+
+    items: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    failure: Answer | None = None
+    null_collection: bool = False
+    pages: int = 0
+
+
+async def read_pages(
+    source: Fetcher,
+    op: str,
+    collection: str,
+    *,
+    t: Translator,
+    note: Callable[[str], None],
+    first_offset: int | None = 0,
+    page_size: int = PAGE_SIZE,
+    older_than_cut: Callable[[list[Any]], bool] | None = None,
+    on_page: Callable[[int], None] | None = None,
+    **args: Any,
+) -> Paged:
+    """Every page of a list op. The first page asks for offset 0 explicitly, as the runbook does.
+
+    `on_page(items so far)` is told after each page (a scan's progress while it lists)."""
+    paged = Paged()
+    offset = first_offset
+    seen: set[int] = set()
+    for _ in range(MAX_PAGES):
+        call_args = dict(args)
+        if offset is not None:
+            call_args["offset"] = offset
+        answer = await source.fetch(op, limit=page_size, **call_args)
+        if not answer.ok:
+            paged.failure = answer
+            return paged
+        body = answer.body if isinstance(answer.body, dict) else None
+        raw = body.get(collection) if body is not None else None
+        if raw is None:
+            if paged.pages == 0:
+                paged.null_collection = True
+                paged.failure = answer
+            return paged
+        if not isinstance(raw, list):
+            paged.failure = answer
+            return paged
+        paged.pages += 1
+        position = offset or 0
+        for index, item in enumerate(raw):
+            if isinstance(item, dict):
+                where = (
+                    f"{collection}[{index}]" if position == 0 else f"{collection}[{index}]@offset={position}"
+                )
+                paged.items.append((where, item))
+        if on_page is not None:
+            on_page(len(paged.items))
+        if not raw:
+            return paged
+        next_offset = parse._int(body.get("next")) if body is not None else None
+        if next_offset is None:
+            return paged
+        if next_offset in seen or next_offset == offset:
+            note(t("lim.paging_repeated", call=op))
+            return paged
+        if older_than_cut is not None and older_than_cut(raw):
+            return paged
+        seen.add(next_offset)
+        offset = next_offset
+    note(t("lim.paging_cap", call=op, pages=MAX_PAGES))
+    return paged
+
+
+def all_older_than(
+    cut: datetime, moment_of: Callable[[dict[str, Any]], datetime | None]
+) -> Callable[[list[Any]], bool]:
+    """A page lies wholly before the cut when every item has a moment and each is older (malformed
+    items, which are dropped everywhere else, are not counted)."""
+
+    def older(items: list[Any]) -> bool:
+        times = [moment_of(item) for item in items if isinstance(item, dict)]
+        return bool(times) and all(moment is not None and moment < cut for moment in times)
+
+    return older
+
+
+def event_created_at(item: dict[str, Any]) -> datetime | None:
+    return parse_instant(item.get("createdAt"))
+
+
+def history_created_at(record: dict[str, Any]) -> datetime | None:
+    meta = record.get("meta")
+    return parse_instant(meta.get("creationTimestamp")) if isinstance(meta, dict) else None
+
+
+async def read_event_pages(
+    source: Fetcher, workload_id: str, *, cut: datetime, t: Translator, note: Callable[[str], None]
+) -> Paged:
+    """`GET /api/v1/workloads/{id}/events` (newest first by default), back to the lookback's cut."""
+    return await read_pages(
+        source,
+        "get_workload_events",
+        "events",
+        t=t,
+        note=note,
+        older_than_cut=all_older_than(cut, event_created_at),
+        workloadId=workload_id,
+    )
+
+
+def event_items(paged: Paged) -> list[tuple[str, parse.Event]]:
+    return [(where, parse.Event.model_validate(item)) for where, item in paged.items]

@@ -1,0 +1,62 @@
+"""Run:ai phase vocabularies and the symptom checks the phase rule and Option B share.
+
+Phases are the API's `Phase` enum plus the runbook's extra names (Crashed, Succeeded, Suspended),
+compared lower-cased (runai-api.md §7).
+"""
+
+from __future__ import annotations
+
+from diagnosis.runai.rules import Signal
+
+TERMINAL = frozenset({"failed", "completed", "stopped", "crashed", "succeeded"})  # rulings R2
+FAILED = frozenset({"failed", "crashed"})
+SUCCEEDED = frozenset({"completed", "succeeded"})
+ACTIVE_CANDIDATES = frozenset({"running", "pending", "initializing", "degraded"})  # rulings R3
+RUNNING = frozenset({"running", "degraded"})
+STARTING = frozenset({"pending", "initializing"})
+POD_FAILURE_CATEGORIES = frozenset(
+    {
+        "IMAGE_PULL_FAILED",
+        "INIT_FAILED",
+        "DATASOURCE_MOUNT_FAILED",
+        "OOM_KILLED",
+        "CRASH_APP_ERROR",
+        "NODE_FAILURE",
+    }
+)
+# Pod `k8sPhase` values of a pod that failed (runai-api.md §8).
+FAILING_POD_PHASES = frozenset({"error", "oomkilled", "failed"})
+
+
+def lowered(phase: str | None) -> str:
+    return (phase or "").strip().lower()
+
+
+def pod_failure_confirmed(signals: list[Signal]) -> bool:
+    """An image-pull, init, mount, OOM, crash or node failure signal, or a crash loop."""
+    return any(
+        (signal.rule.role == "cause" and signal.category in POD_FAILURE_CATEGORIES)
+        or signal.rule.role == "crash_loop"
+        for signal in signals
+    )
+
+
+def crash_confirmed(signals: list[Signal]) -> bool:
+    """CrashLoopBackOff, or repeated container crashes (two or more crash/OOM events)."""
+    if any(signal.rule.role == "crash_loop" for signal in signals):
+        return True
+    crashes = {
+        (signal.observation.event_id or signal.observation.field)
+        for signal in signals
+        if signal.rule.role == "cause"
+        and signal.category in ("OOM_KILLED", "CRASH_APP_ERROR", "INIT_FAILED")
+        and signal.observation.kind == "event"
+    }
+    return len(crashes) >= 2
+
+
+def confirms_symptom(signals: list[Signal], phase: str | None) -> bool:
+    """Rulings R3: a running workload needs a crash loop; a starting one a pod failure."""
+    if lowered(phase) in RUNNING:
+        return crash_confirmed(signals)
+    return pod_failure_confirmed(signals)
