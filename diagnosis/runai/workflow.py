@@ -526,9 +526,26 @@ class _Run:
         return await self.source.fetch("get_workload_spec", variant=variant, workloadId=workload_id)
 
     async def _read_pods(self, workload_id: str) -> Paged:
-        return await read_pages(
+        paged = await read_pages(
             self.source, "get_workload_pods", "pods", t=self.t, note=self._note, workloadId=workload_id
         )
+        if paged.failure is not None or paged.items:
+            return paged
+        # runai-api.md §8: restarted or replaced pods may be listed only with `deleted=true`. Asked
+        # only when the plain answer is empty; if that read fails, the empty answer stands.
+        deleted = await read_pages(
+            self.source,
+            "get_workload_pods",
+            "pods",
+            t=self.t,
+            note=self._note,
+            deleted=True,
+            workloadId=workload_id,
+        )
+        if deleted.failure is not None or not deleted.items:
+            return paged
+        deleted.items = [(f"{where}@deleted=true", item) for where, item in deleted.items]
+        return deleted
 
     async def _read_history(self, workload_id: str) -> Paged:
         # Rulings R10: stop when every record of a page is older than the cut.

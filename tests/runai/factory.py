@@ -296,8 +296,11 @@ class Scenario:
     def spec_answer(self, body: Json, *, status: int = 200) -> Scenario:
         return self.add("get_workload_spec", {"workloadId": self.workload_id}, body, status=status)
 
-    def pods(self, pods: list[Json]) -> Scenario:
-        return self.add("get_workload_pods", {"workloadId": self.workload_id}, {"pods": pods, "next": None})
+    def pods(self, pods: list[Json], *, deleted: bool = False) -> Scenario:
+        args: Json = {"workloadId": self.workload_id}
+        if deleted:
+            args["deleted"] = True
+        return self.add("get_workload_pods", args, {"pods": pods, "next": None})
 
     def history(self, records: list[Json], *, offset: int = 0, next_offset: int | None = None) -> Scenario:
         return self.add(

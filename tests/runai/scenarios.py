@@ -951,8 +951,26 @@ def missing_pods() -> Scenario:
     _oom_history_world(s, oom_hours=[4])
     s.exchanges = [e for e in s.exchanges if e["op"] != "get_workload_pods"]
     s.pods([])
+    s.pods([], deleted=True)
     s.history([])
     s.metrics([(s.at(hours=5), 10 * GiB)])
+    return s
+
+
+@edge_case("replaced-pods-deleted")
+def replaced_pods_deleted() -> Scenario:
+    """The failed pod was replaced: the plain pod list is empty, `deleted=true` still lists it."""
+    s = Scenario("replaced-pods", name="bert-replaced", project="ml-team", captured_at=T)
+    _oom_history_world(s, oom_hours=[3])
+    failed = s.at(hours=3)
+    s.exchanges = [e for e in s.exchanges if e["op"] != "get_workload_pods"]
+    s.pods([])
+    s.pods(
+        [s.pod_object(k8s_phase="OOMKilled", created=s.at(days=12), updated=failed, completed=failed)],
+        deleted=True,
+    )
+    s.history([])
+    s.metrics([(s.at(hours=4), 15 * GiB)])
     return s
 
 

@@ -217,6 +217,22 @@ EXPECTED: dict[str, tuple[str, str | None, str | None, int | None, list[str] | N
     "history-unsorted": ("diagnosed", "OOM_KILLED", "HIGH", 3, None),
     "empty-metrics": ("diagnosed", "OOM_KILLED", "HIGH", 1, None),
     "missing-pods": ("diagnosed", "OOM_KILLED", "HIGH", 1, None),
+    # The plain pod list is empty: the replaced pod is read with deleted=true (runai-api.md §8).
+    "replaced-pods-deleted": (
+        "diagnosed",
+        "OOM_KILLED",
+        "HIGH",
+        1,
+        [
+            "get_workload_status",
+            "get_workload_events",
+            "get_workload_spec",
+            "get_workload_pods",
+            "get_workload_pods",
+            "get_workload_history",
+            "get_workload_metrics",
+        ],
+    ),
     "metrics-207-partial": ("diagnosed", "OOM_KILLED", "HIGH", 1, None),
     "spec-type-unknown": (
         "diagnosed",

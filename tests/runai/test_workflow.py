@@ -349,6 +349,39 @@ async def test_missing_pods_are_reported_not_invented() -> None:
     assert not any(item.source == "get_workload_pods" for item in diagnosis.evidence)
 
 
+async def test_replaced_pods_are_read_with_deleted_true_only_when_the_list_is_empty() -> None:
+    from tests.runai.scenarios import replaced_pods_deleted
+
+    diagnosis, asked = await run(replaced_pods_deleted())
+    pod_reads = [args for op, args in asked if op == "get_workload_pods"]
+    assert [args.get("deleted") for args in pod_reads] == [None, True]
+    cited = [item for item in diagnosis.evidence if item.source == "get_workload_pods"]
+    assert cited and all("@deleted=true" in str(item.field) for item in cited)
+    assert any(item.text == "OOMKilled" for item in cited)
+    assert not any("No pods were returned" in text for text in diagnosis.limitations)
+    # A non-empty plain list is never asked again with deleted=true.
+    _, asked = await run(oom_killed())
+    assert [args.get("deleted") for op, args in asked if op == "get_workload_pods"] == [None]
+
+
+async def test_a_failing_deleted_pods_read_leaves_the_empty_list_standing() -> None:
+    from tests.runai.scenarios import missing_pods
+
+    s = missing_pods()
+    s.exchanges = [e for e in s.exchanges if e["args"].get("deleted") is not True]
+    s.pods([], deleted=False)
+    s.add(
+        "get_workload_pods",
+        {"workloadId": s.workload_id, "deleted": True},
+        runai_error(400, "deleted is not supported"),
+        status=400,
+    )
+    diagnosis, _ = await run(s)
+    assert diagnosis.outcome == "diagnosed" and diagnosis.category == "OOM_KILLED"
+    assert any("No pods were returned" in text for text in diagnosis.limitations)
+    assert not any("400" in text for text in diagnosis.limitations)
+
+
 async def test_control_plane_403_after_the_status_is_permission_denied() -> None:
     s = Scenario("spec-403", name="x", project="secret-proj", captured_at=T)
     _failed_basics(s, events=[], history=[])
