@@ -16,6 +16,7 @@ import httpx
 from pydantic import BaseModel, ConfigDict
 
 from diagnosis.http import MutatingRequestRefused
+from diagnosis.masking import mask, mask_obj
 from diagnosis.matching import identifying, wire_string
 from diagnosis.models import Exchange
 from diagnosis.routes import RouteTable
@@ -204,7 +205,17 @@ class HttpSource:
             raise
         except Exception as exc:  # a client-side failure must become a limitation, never a traceback
             return Answer(op=op, args=args, error=f"client error ({type(exc).__name__})")
-        return _to_answer(op, args, response, text_answer=text_answer)
+        return _masked(_to_answer(op, args, response, text_answer=text_answer))
+
+
+def _masked(answer: Answer) -> Answer:
+    """Secrets are masked on arrival (rulings G12): a workflow that quotes, cuts or re-joins text
+    can never carry a secret out, even one that only a whole line or a whole value gives away."""
+    if answer.text is not None:
+        answer.text = mask(answer.text)
+    if answer.body is not None:
+        answer.body = mask_obj(answer.body)
+    return answer
 
 
 def _to_answer(op: str, args: dict[str, Any], response: httpx.Response, *, text_answer: bool) -> Answer:
