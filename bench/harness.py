@@ -84,21 +84,25 @@ def percentile(values: list[float], fraction: float) -> float:
 
 @dataclass(frozen=True)
 class Check:
-    """One target of the issue, measured in this run: `measured` against `limit` (lower is better)."""
+    """One target, measured in this run: `measured` against `limit` (a ceiling unless `at_least`)."""
 
     name: str
     measured: float
     limit: float
     unit: str = ""
+    at_least: bool = False  # the target is a floor (measured >= limit), not a ceiling
 
     @property
     def passed(self) -> bool:
-        return self.measured <= self.limit
+        return self.measured >= self.limit if self.at_least else self.measured <= self.limit
 
     def line(self) -> str:
         verdict = "PASS" if self.passed else "MISS"
         unit = f" {self.unit}" if self.unit else ""
-        return f"  [{verdict}] {self.name}: {self.measured:.3g}{unit} (target <= {self.limit:.3g}{unit})"
+        relation = ">=" if self.at_least else "<="
+        return (
+            f"  [{verdict}] {self.name}: {self.measured:.3g}{unit} (target {relation} {self.limit:.3g}{unit})"
+        )
 
 
 @dataclass

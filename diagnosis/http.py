@@ -87,14 +87,20 @@ class Throttle:
         self.pauses = 0
 
     async def acquire(self) -> None:
-        async with self._lock:
-            now = self._clock()
-            start = max(now, self._next_slot, self._paused_until)
-            if self.rate_per_second:
-                self._next_slot = start + 1.0 / self.rate_per_second
-            wait = start - now
-        if wait > 0:
-            await asyncio.sleep(wait)
+        while True:
+            async with self._lock:
+                now = self._clock()
+                start = max(now, self._next_slot, self._paused_until)
+                if self.rate_per_second:
+                    self._next_slot = start + 1.0 / self.rate_per_second
+                wait = start - now
+                pauses_seen = self.pauses
+            if wait > 0:
+                await asyncio.sleep(wait)
+            # A 429 that came while this request waited for its slot holds it back too: requests
+            # already queued must not go out during the pause (they would only earn more 429s).
+            if self.pauses == pauses_seen or self._clock() >= self._paused_until:
+                return
 
     def pause(self, seconds: float) -> None:
         self.pauses += 1
