@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -27,7 +28,7 @@ DEFAULT_TIMEOUT_SECONDS = 20.0
 TOKEN_POST = AllowedPost(re.escape(TOKEN_PATH), "Run:ai token request (client credentials)")
 REPLAY_BASE_URL = "http://replay.invalid"
 
-__all__ = ["BACKEND", "ConfigError", "RunaiBackend"]
+__all__ = ["BACKEND", "ConfigError", "RunaiBackend", "SourceMaker"]
 
 
 def _transport(
@@ -46,6 +47,48 @@ def _transport(
     return ReadOnlyGuard(inner, allowed_posts=[TOKEN_POST] if allow_token_post else [])
 
 
+@dataclass(frozen=True)
+class SourceMaker:
+    """Fresh sources (each with its own `calls`) over clients opened once: a scan diagnoses many
+    workloads with one token, one throttle and one connection pool."""
+
+    control_client: httpx.AsyncClient
+    control_base_url: str
+    kube_client: httpx.AsyncClient | None = None
+    kube_base_url: str | None = None
+    tier2_unavailable_reason: str | None = None
+    recorder: Recorder | None = None
+    observer: Callable[[str], None] | None = None
+    deadline_seconds: float | None = None
+
+    def __call__(self, *, recorder: Recorder | None = None) -> RunaiSource:
+        """A source with its own call log; `recorder` (else the maker's) keeps its answers."""
+        log = CallLog()
+        keep = recorder or self.recorder
+
+        def http_source(client: httpx.AsyncClient, base_url: str) -> HttpSource:
+            return HttpSource(
+                routes=ROUTES,
+                client=client,
+                base_url=base_url,
+                recorder=keep,
+                call_log=log,
+                observer=self.observer,
+                deadline_seconds=self.deadline_seconds,
+            )
+
+        kubernetes = (
+            http_source(self.kube_client, self.kube_base_url)
+            if self.kube_client is not None and self.kube_base_url is not None
+            else None
+        )
+        return RunaiSource(
+            control_plane=http_source(self.control_client, self.control_base_url),
+            kubernetes=kubernetes,
+            tier2_unavailable_reason=None if kubernetes is not None else self.tier2_unavailable_reason,
+        )
+
+
 class RunaiBackend:
     name: Platform = "runai"
     routes: RouteTable = ROUTES
@@ -62,6 +105,67 @@ class RunaiBackend:
         )
 
     @asynccontextmanager
+    async def live_sources(
+        self,
+        *,
+        recorder: Recorder | None = None,
+        observer: Callable[[str], None] | None = None,
+        timeout: float = DEFAULT_TIMEOUT_SECONDS,
+        retry_policy: RetryPolicy | None = None,
+        throttle: Throttle | None = None,
+        deadline_seconds: float | None = None,
+        settings: RunaiSettings | None = None,
+    ) -> AsyncIterator[SourceMaker]:
+        """Live clients from the environment, opened once; ConfigError names a missing variable.
+
+        Every source made shares the clients, so one token and one throttle serve a whole scan.
+        Tier 2 is available when kubeconfig or in-cluster credentials load (rulings G2); when they
+        do not, the reason is kept for the limitation the workflow reports if Tier 2 is needed.
+        """
+        settings = settings or RunaiSettings()
+        url, client_id, client_secret = settings.require_control_plane()
+        throttle = throttle or Throttle()
+        auth = RunaiTokenAuth(base_url=url, client_id=client_id, client_secret=client_secret)
+        access: KubeAccess | None = None
+        unavailable: str | None = None
+        try:
+            access = load_kube_access(settings.kubeconfig)
+        except KubeUnavailable as exc:
+            unavailable = str(exc)
+        async with AsyncExitStack() as stack:
+            runai_client = await stack.enter_async_context(
+                httpx.AsyncClient(
+                    transport=_transport(retry_policy=retry_policy, throttle=throttle, allow_token_post=True),
+                    auth=auth,
+                    timeout=timeout,
+                )
+            )
+            kube_client: httpx.AsyncClient | None = None
+            if access is not None:
+                kube_client = await stack.enter_async_context(
+                    httpx.AsyncClient(
+                        transport=_transport(
+                            verify=access.verify,
+                            retry_policy=retry_policy,
+                            throttle=throttle,
+                            allow_token_post=False,
+                        ),
+                        auth=access.auth,
+                        timeout=timeout,
+                    )
+                )
+            yield SourceMaker(
+                control_client=runai_client,
+                control_base_url=url,
+                kube_client=kube_client,
+                kube_base_url=access.host if access is not None else None,
+                tier2_unavailable_reason=unavailable,
+                recorder=recorder,
+                observer=observer,
+                deadline_seconds=deadline_seconds,
+            )
+
+    @asynccontextmanager
     async def live_source(
         self,
         request: DiagnoseRequest,
@@ -75,78 +179,36 @@ class RunaiBackend:
         settings: RunaiSettings | None = None,
         **_ignored: Any,
     ) -> AsyncIterator[RunaiSource]:
-        """Live clients from the environment; ConfigError names a missing variable.
-
-        Tier 2 is available when kubeconfig or in-cluster credentials load (rulings G2); when they
-        do not, the reason is kept for the limitation the workflow reports if Tier 2 is needed.
-        """
-        settings = settings or RunaiSettings()
-        url, client_id, client_secret = settings.require_control_plane()
-        throttle = throttle or Throttle()
-        log = CallLog()
-        auth = RunaiTokenAuth(base_url=url, client_id=client_id, client_secret=client_secret)
-        access: KubeAccess | None = None
-        unavailable: str | None = None
-        try:
-            access = load_kube_access(settings.kubeconfig)
-        except KubeUnavailable as exc:
-            unavailable = str(exc)
-        async with httpx.AsyncClient(
-            transport=_transport(retry_policy=retry_policy, throttle=throttle, allow_token_post=True),
-            auth=auth,
+        async with self.live_sources(
+            recorder=recorder,
+            observer=observer,
             timeout=timeout,
-        ) as runai_client:
-            control = HttpSource(
-                routes=ROUTES,
-                client=runai_client,
-                base_url=url,
-                recorder=recorder,
-                call_log=log,
-                observer=observer,
-                deadline_seconds=deadline_seconds,
-            )
-            if access is None:
-                yield RunaiSource(
-                    control_plane=control, kubernetes=None, tier2_unavailable_reason=unavailable
-                )
-                return
-            async with httpx.AsyncClient(
-                transport=_transport(
-                    verify=access.verify, retry_policy=retry_policy, throttle=throttle, allow_token_post=False
-                ),
-                auth=access.auth,
-                timeout=timeout,
-            ) as kube_client:
-                kubernetes = HttpSource(
-                    routes=ROUTES,
-                    client=kube_client,
-                    base_url=access.host,
-                    recorder=recorder,
-                    call_log=log,
-                    observer=observer,
-                    deadline_seconds=deadline_seconds,
-                )
-                yield RunaiSource(control_plane=control, kubernetes=kubernetes)
+            retry_policy=retry_policy,
+            throttle=throttle,
+            deadline_seconds=deadline_seconds,
+            settings=settings,
+        ) as make_source:
+            yield make_source()
 
     @asynccontextmanager
-    async def replay_source(self, bundle: Bundle) -> AsyncIterator[RunaiSource]:
+    async def replay_sources(self, bundle: Bundle) -> AsyncIterator[SourceMaker]:
         """Bundle answers at the real paths under the read-only guard; Tier 2 iff the bundle holds a
         `k8s.*` exchange (rulings G2)."""
         transport = ReadOnlyGuard(BundleTransport(ROUTES, bundle.exchanges))
-        log = CallLog()
+        has_k8s = any(is_k8s_op(exchange.op) for exchange in bundle.exchanges)
         async with httpx.AsyncClient(transport=transport) as client:
-            control = HttpSource(routes=ROUTES, client=client, base_url=REPLAY_BASE_URL, call_log=log)
-            has_k8s = any(is_k8s_op(exchange.op) for exchange in bundle.exchanges)
-            kubernetes = (
-                HttpSource(routes=ROUTES, client=client, base_url=REPLAY_BASE_URL, call_log=log)
-                if has_k8s
-                else None
-            )
-            yield RunaiSource(
-                control_plane=control,
-                kubernetes=kubernetes,
+            yield SourceMaker(
+                control_client=client,
+                control_base_url=REPLAY_BASE_URL,
+                kube_client=client if has_k8s else None,
+                kube_base_url=REPLAY_BASE_URL if has_k8s else None,
                 tier2_unavailable_reason=None if has_k8s else "the bundle holds no Kubernetes answers",
             )
+
+    @asynccontextmanager
+    async def replay_source(self, bundle: Bundle) -> AsyncIterator[RunaiSource]:
+        async with self.replay_sources(bundle) as make_source:
+            yield make_source()
 
 
 BACKEND = RunaiBackend()
