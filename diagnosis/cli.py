@@ -7,10 +7,13 @@ usage errors, unreadable bundles and configuration that is missing.
 from __future__ import annotations
 
 import argparse
+import ast
 import asyncio
+import difflib
 import importlib
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -37,10 +40,44 @@ class UsageError(Exception):
     """A one-line reason printed as `diagnose: error: …` with exit status 2."""
 
 
+_QUOTED_VALUE = re.compile(r"'(?:[^'\\\n]|\\.)*'" + r'|"(?:[^"\\\n]|\\.)*"')
+
+
+def masked_message(message: str) -> str:
+    """An error line that quotes what was typed (`invalid region 'X'`), masked (rulings G12).
+
+    Each quoted value is masked as the text it was before `repr` escaped its newlines and put it
+    mid-sentence, where a `KEY: value` or a multi-line secret would no longer be recognised; what
+    masking took out of a value is then taken out wherever else the line repeats it (a parser's
+    error echoes the offending token).
+    """
+    removed: set[str] = set()
+
+    def one(match: re.Match[str]) -> str:
+        try:
+            value = ast.literal_eval(match.group(0))
+        except (ValueError, SyntaxError):
+            return match.group(0)
+        if not isinstance(value, str):
+            return match.group(0)
+        hidden = mask(value)
+        matcher = difflib.SequenceMatcher(None, value, hidden, autojunk=False)
+        for tag, start, end, _hidden_start, _hidden_end in matcher.get_opcodes():
+            if tag in ("replace", "delete") and end - start >= 4:
+                removed.add(value[start:end])
+        return repr(hidden)
+
+    text = _QUOTED_VALUE.sub(one, message)
+    for secret in sorted(removed, key=len, reverse=True):
+        text = text.replace(secret, "[MASKED:secret]")
+    return mask(text)
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
+        # argparse repeats the rejected value (`invalid choice: '…'`): it may be a pasted secret.
         self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(2, f"{self.prog}: error: {masked_message(message)}\n")
 
 
 def add_output_options(parser: argparse.ArgumentParser, *, langs: Sequence[str]) -> None:
@@ -117,7 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code = handler(args)
     except UsageError as exc:
-        print(f"diagnose: error: {mask(str(exc))}", file=sys.stderr)
+        print(f"diagnose: error: {masked_message(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
