@@ -411,10 +411,13 @@ class Conversation:
         self, client: WebClient, draft: RequestDraft, exc: Exception, *, place: Place, user: str, lang: str
     ) -> None:
         ref = uuid.uuid4().hex[:8]
+        # Masked whole first: once a line of it is quoted mid-sentence (and cut), a `KEY: value` or a
+        # multi-line secret would no longer be recognised (rulings G12).
+        text = mask(str(exc))
         if isinstance(exc, BackendUnavailable):
-            reason = str(exc)
+            reason = text
         else:
-            reason = type(exc).__name__ + (f": {str(exc).splitlines()[0][:200]}" if str(exc) else "")
+            reason = type(exc).__name__ + (f": {text.splitlines()[0][:200]}" if text.strip() else "")
         log.error("diagnosis %s failed for %s: %s", ref, mask(draft.describe()), mask(reason), exc_info=exc)
         message = notice(mask(label("failed", lang, reason=reason, ref=ref)), emoji=":x:")
         shown = replace_or_post(
