@@ -140,7 +140,7 @@ def logs_message(diagnosis: Diagnosis, *, lang: str, buttons: Sequence[Block] = 
     ]
     extra = [actions(list(buttons), block_id="log_actions")] if buttons else []
     return _items_message(
-        diagnosis, items, title="Logs", lang=lang, empty=label("logs_none", lang), extra=extra
+        diagnosis, items, title=label("logs", lang), lang=lang, empty=label("logs_none", lang), extra=extra
     )
 
 
@@ -165,13 +165,19 @@ def why_message(diagnosis: Diagnosis, *, lang: str) -> SlackMessage:
 
 
 def scan_message(scan: dict[str, Any], *, lang: str) -> SlackMessage:
-    """scan/v1 (rulings M13): counts per category and one line per diagnosed job."""
+    """scan/v1 (rulings M13): counts per category, then one line per job grouped by category (the
+    most frequent first), then the error signatures several jobs share."""
     platform = str(scan.get("platform") or "")
     region = str(scan.get("region") or "")
     results = [item for item in scan.get("results") or [] if isinstance(item, dict)]
     by_category = scan.get("by_category") or {}
     blocks: list[Block] = [header(label("scan_header", lang, platform=platform, region=region))]
     summary = label("scan_summary", lang, scanned=scan.get("scanned", len(results)), diagnosed=len(results))
+    error = scan.get("error")
+    if isinstance(error, dict):
+        # The listing itself failed (403, 5xx…): what the engine says about it, nothing else.
+        reason = str(error.get("root_cause") or error.get("outcome") or "?")
+        summary = label("scan_failed", lang, reason=reason)
     blocks.append(section(escape_mrkdwn(summary)))
     if isinstance(by_category, dict) and by_category:
         blocks.append(
@@ -179,21 +185,60 @@ def scan_message(scan: dict[str, Any], *, lang: str) -> SlackMessage:
                 [f"*{escape_mrkdwn(str(k))}*\n{escape_mrkdwn(str(v))}" for k, v in by_category.items()]
             )
         )
-    lines = []
-    for item in results:
-        target = item.get("target") or {}
-        name = target.get("name") or target.get("job_id") or target.get("workload_id") or "?"
-        verdict = item.get("category") or item.get("outcome") or "?"
-        confidence = item.get("confidence") or "—"
-        lines.append(
-            f"• {code_span(str(name))} — *{escape_mrkdwn(str(verdict))}* ({escape_mrkdwn(str(confidence))})"
-        )
+    elif not results and not isinstance(error, dict):
+        blocks.append(section(escape_mrkdwn(label("scan_none", lang))))
+    lines: list[str] = []
+    for group, items in _grouped(results):
+        lines.append(f"*{escape_mrkdwn(group)}* ({len(items)})")
+        lines.extend(_scan_line(item) for item in items)
+    shared = _shared_signatures(results)
+    if shared:
+        lines.append(f"*{escape_mrkdwn(label('scan_recurring', lang))}*")
+        for signature, names in shared:
+            jobs = label("scan_recurring_jobs", lang, count=len(names), names=", ".join(names))
+            lines.append(f"• {code_span(signature[:300])} — {escape_mrkdwn(jobs)}")
     packed, dropped = pack_lines(lines, max_blocks=MAX_BLOCKS - len(blocks) - 1, max_chars=BODY_CHARS)
     blocks.extend(packed)
     truncated = bool(dropped)
     if truncated:
         blocks.append(context(":scissors: " + escape_mrkdwn(label("more_items", lang, count=dropped))))
     return SlackMessage(text=fallback_text(summary), blocks=blocks, truncated=truncated)
+
+
+def _verdict(item: dict[str, Any]) -> str:
+    return str(item.get("category") or item.get("outcome") or "?")
+
+
+def _grouped(results: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for item in results:
+        groups.setdefault(_verdict(item), []).append(item)
+    return sorted(groups.items(), key=lambda pair: (-len(pair[1]), pair[0]))
+
+
+def _job_name(item: dict[str, Any]) -> str:
+    target = item.get("target") or {}
+    return str(target.get("name") or target.get("job_id") or target.get("workload_id") or "?")
+
+
+def _scan_line(item: dict[str, Any]) -> str:
+    confidence = item.get("confidence") or "—"
+    line = f"• {code_span(_job_name(item))} — {escape_mrkdwn(str(confidence))}"
+    summary = item.get("signature") or ""
+    if summary:
+        line += f" — {code_span(' '.join(str(summary).split())[:200])}"
+    return line
+
+
+def _shared_signatures(results: list[dict[str, Any]]) -> list[tuple[str, list[str]]]:
+    """Signatures of diagnosed jobs seen on two jobs or more, most frequent first."""
+    names: dict[str, list[str]] = {}
+    for item in results:
+        signature = item.get("signature")
+        if signature and item.get("outcome") == "diagnosed":
+            names.setdefault(str(signature), []).append(_job_name(item))
+    shared = [(signature, jobs) for signature, jobs in names.items() if len(jobs) >= 2]
+    return sorted(shared, key=lambda pair: (-len(pair[1]), pair[0]))
 
 
 def denied_message(*, lang: str) -> SlackMessage:

@@ -10,17 +10,36 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from bot.grammar import IDENTIFIER_KEYS, RequestDraft
 from diagnosis import engine
-from diagnosis.models import Bundle, Choice, DiagnoseRequest, Diagnosis, Platform
+from diagnosis.models import Bundle, Choice, DiagnoseRequest, Diagnosis, Exchange, Platform
 from diagnosis.replay import BundleError, load_bundle
 
+if TYPE_CHECKING:
+    from diagnosis.modelarts.scan import ScanProgress
+
 Observer = Callable[[str], None]
+ScanObserver = Callable[["ScanProgress"], None]
 log = logging.getLogger("diagnose.bot")
+
+# A ModelArts scan capture: a bundle that names no job and records the job listing (`diagnose
+# modelarts scan --capture`); `/diagnose scan modelarts` replays it as the live scan would run.
+SCAN_LISTING_OP = "ListTrainingJobs"
+
+
+@dataclass
+class DiagnosisRun:
+    """A diagnosis and the exchanges it was read from (the pictures are drawn from these only).
+
+    The exchanges stay in memory for the thread's pictures: they are never stored or logged."""
+
+    diagnosis: Diagnosis
+    exchanges: list[Exchange] = field(default_factory=list)
 
 
 class BackendUnavailable(RuntimeError):
@@ -41,16 +60,22 @@ class DiagnosisBackend(Protocol):
 
     async def diagnose(
         self, request: DiagnoseRequest, *, lang: str | None, observer: Observer | None, now: datetime
-    ) -> Diagnosis: ...
+    ) -> DiagnosisRun: ...
 
     def suggestions(self, draft: RequestDraft, key: str) -> list[Choice]:
         """Known values for a missing identifier (buttons); empty when only free text can answer."""
         ...
 
     async def scan(
-        self, platform: Platform, *, region: str | None, lang: str | None, now: datetime
+        self,
+        platform: Platform,
+        *,
+        region: str | None,
+        lang: str | None,
+        now: datetime,
+        progress: ScanObserver | None = None,
     ) -> dict[str, Any]:
-        """scan/v1 (rulings M13) for a region."""
+        """scan/v1 (rulings M13) for a region; `progress` hears jobs done / total as they finish."""
         ...
 
     async def log_url(self, *, job_id: str, task_id: str, region: str | None) -> str: ...
@@ -92,15 +117,26 @@ class LiveBackend:
 
     async def diagnose(
         self, request: DiagnoseRequest, *, lang: str | None, observer: Observer | None, now: datetime
-    ) -> Diagnosis:
-        async with engine.live(request, observer=observer, **self.options) as (source, _recorder):
-            return await engine.diagnose_with(request, source, now=now, lang=lang)
+    ) -> DiagnosisRun:
+        # Captured so that the thread gets its pictures (memory vs limit) from what was read.
+        async with engine.live(request, capture=True, observer=observer, **self.options) as (
+            source,
+            recorder,
+        ):
+            diagnosis = await engine.diagnose_with(request, source, now=now, lang=lang)
+        return DiagnosisRun(diagnosis, list(recorder.exchanges) if recorder is not None else [])
 
     def suggestions(self, draft: RequestDraft, key: str) -> list[Choice]:
         return []
 
     async def scan(
-        self, platform: Platform, *, region: str | None, lang: str | None, now: datetime
+        self,
+        platform: Platform,
+        *,
+        region: str | None,
+        lang: str | None,
+        now: datetime,
+        progress: ScanObserver | None = None,
     ) -> dict[str, Any]:
         if platform != "modelarts":
             raise BackendUnavailable("scan is available for ModelArts only")
@@ -109,7 +145,11 @@ class LiveBackend:
 
         async with MODELARTS.live_sources(region=region) as make_source:
             result = await run_scan(
-                make_source, region=region, now=now, lang=engine.resolve_lang("modelarts", lang)
+                make_source,
+                region=region,
+                now=now,
+                lang=engine.resolve_lang("modelarts", lang),
+                progress=progress,
             )
         data: dict[str, Any] = result.to_json_dict()
         return data
@@ -122,7 +162,10 @@ class LiveBackend:
 
 
 class BundlesBackend:
-    """Recorded bundles in a directory (searched recursively); nothing leaves the machine."""
+    """Recorded bundles in a directory (searched recursively); nothing leaves the machine.
+
+    Job bundles answer requests; scan captures (a ModelArts bundle naming no job, with the job
+    listing) answer `/diagnose scan modelarts` for their region."""
 
     name = "bundles"
     demo = True
@@ -130,13 +173,16 @@ class BundlesBackend:
     def __init__(self, directory: str | Path) -> None:
         self.directory = Path(directory)
         self.bundles: list[Bundle] = []
+        self.scan_bundles: list[Bundle] = []
         for path in sorted(self.directory.rglob("*.json")):
             if path.name.endswith(".diagnosis.json"):
                 continue
             try:
-                self.bundles.append(load_bundle(path))
+                bundle = load_bundle(path)
             except BundleError as exc:
                 log.info("skipping %s: %s", path.name, exc)
+                continue
+            (self.scan_bundles if is_scan_capture(bundle) else self.bundles).append(bundle)
 
     def drafts(self) -> list[RequestDraft]:
         return [_draft_of(bundle) for bundle in self.bundles]
@@ -161,7 +207,7 @@ class BundlesBackend:
 
     async def diagnose(
         self, request: DiagnoseRequest, *, lang: str | None, observer: Observer | None, now: datetime
-    ) -> Diagnosis:
+    ) -> DiagnosisRun:
         draft = RequestDraft.model_validate(request.model_dump())
         matched = self.matches(draft)
         if len(matched) != 1:
@@ -170,9 +216,10 @@ class BundlesBackend:
         async with engine.backend(bundle.platform).replay_source(bundle) as source:
             observed: Any = ObservedSource(source, observer) if observer is not None else source
             # The bundle's own moment and request: a replay gives the recorded answer, whatever today is.
-            return await engine.diagnose_with(
+            diagnosis = await engine.diagnose_with(
                 engine.request_from_bundle(bundle), observed, now=bundle.captured_at, lang=lang
             )
+        return DiagnosisRun(diagnosis, list(bundle.exchanges))
 
     def suggestions(self, draft: RequestDraft, key: str) -> list[Choice]:
         candidates = [_draft_of(bundle) for bundle in self.bundles]
@@ -191,13 +238,39 @@ class BundlesBackend:
         return [Choice(value=value, label=label) for value, label in choices.items()]
 
     async def scan(
-        self, platform: Platform, *, region: str | None, lang: str | None, now: datetime
+        self,
+        platform: Platform,
+        *,
+        region: str | None,
+        lang: str | None,
+        now: datetime,
+        progress: ScanObserver | None = None,
     ) -> dict[str, Any]:
+        captures = [
+            bundle
+            for bundle in self.scan_bundles
+            if bundle.platform == platform and (not region or bundle.request.get("region") == region)
+        ]
+        if captures:
+            return await _replay_scan(captures[0], lang=lang, progress=progress)
+        return await self._scan_job_bundles(platform, region=region, lang=lang, progress=progress)
+
+    async def _scan_job_bundles(
+        self, platform: Platform, *, region: str | None, lang: str | None, progress: ScanObserver | None
+    ) -> dict[str, Any]:
+        """No scan capture: every job bundle of the platform (and region) counts as one listed job."""
+        from diagnosis.modelarts.scan import ScanProgress
+
+        chosen = [
+            bundle
+            for bundle in self.bundles
+            if bundle.platform == platform and (not region or bundle.request.get("region") == region)
+        ]
         results: list[dict[str, Any]] = []
         by_category: dict[str, int] = {}
-        for bundle in self.bundles:
-            if bundle.platform != platform or (region and bundle.request.get("region") != region):
-                continue
+        if progress is not None:
+            progress(ScanProgress(done=0, total=len(chosen), job_name=None))
+        for done, bundle in enumerate(chosen, start=1):
             async with engine.backend(bundle.platform).replay_source(bundle) as source:
                 diagnosis = await engine.diagnose_with(
                     engine.request_from_bundle(bundle), source, now=bundle.captured_at, lang=lang
@@ -205,6 +278,8 @@ class BundlesBackend:
             key = diagnosis.category or diagnosis.outcome
             by_category[key] = by_category.get(key, 0) + 1
             results.append(diagnosis.to_json_dict())
+            if progress is not None:
+                progress(ScanProgress(done=done, total=len(chosen), job_name=diagnosis.target.name))
         return {
             "schema": "scan/v1",
             "platform": platform,
@@ -216,6 +291,33 @@ class BundlesBackend:
 
     async def log_url(self, *, job_id: str, task_id: str, region: str | None) -> str:
         raise BackendUnavailable("demo bundles hold no log link: connect ModelArts to get one")
+
+
+def is_scan_capture(bundle: Bundle) -> bool:
+    """A ModelArts bundle that names no job and holds the job listing: a recorded scan."""
+    names_a_job = any(bundle.request.get(key) for key in ("job_id", "job_name"))
+    return (
+        bundle.platform == "modelarts"
+        and not names_a_job
+        and any(exchange.op == SCAN_LISTING_OP for exchange in bundle.exchanges)
+    )
+
+
+async def _replay_scan(bundle: Bundle, *, lang: str | None, progress: ScanObserver | None) -> dict[str, Any]:
+    """The engine's scan over a recorded capture, at the capture's moment (as `--bundle` does)."""
+    from diagnosis.modelarts.backend import BACKEND as MODELARTS
+    from diagnosis.modelarts.scan import run_scan
+
+    async with MODELARTS.replay_sources(bundle) as make_source:
+        result = await run_scan(
+            make_source,
+            region=str(make_source.fixed_args.get("region") or "") or None,
+            now=bundle.captured_at,
+            lang=engine.resolve_lang("modelarts", lang),
+            progress=progress,
+        )
+    data: dict[str, Any] = result.to_json_dict()
+    return data
 
 
 def _draft_of(bundle: Bundle) -> RequestDraft:

@@ -121,7 +121,7 @@ def _backend_factory(args: argparse.Namespace, settings: Any) -> Any:
     def make() -> tuple[Any, Any]:
         if directory is not None:
             backend = BundlesBackend(directory)
-            if not backend.bundles:
+            if not backend.bundles and not backend.scan_bundles:
                 raise UsageError(f"no evidence bundle in {directory}")
             return backend, policy
         return LiveBackend(), policy

@@ -30,16 +30,17 @@ from blocks.prompts import (
 from blocks.report import report_message
 from bot import access
 from bot.audit import audit
-from bot.backends import BackendUnavailable, NoMatchingBundle
+from bot.backends import BackendUnavailable, DiagnosisRun, NoMatchingBundle
 from bot.grammar import RequestDraft
 from bot.messaging import PostFailed, post, replace_or_post, try_post, update, upload
+from bot.pictures import post_memory_chart
 from bot.progress import ProgressReporter
 from bot.services import Asker, BotServices
 from bot.slack_client import Notifier, best_effort_client
 from bot.state.models import PendingRequest, Place, ThreadRecord
 from diagnosis.engine import DEFAULT_LANG
 from diagnosis.masking import mask
-from diagnosis.models import Choice, Diagnosis, Question
+from diagnosis.models import Choice, Diagnosis, Exchange, Question
 
 log = logging.getLogger("diagnose.bot")
 
@@ -249,7 +250,7 @@ class Conversation:
         observer = reporter if place.status_ts else None
         try:
             request = draft.to_request()
-            diagnosis = asyncio.run(
+            result: DiagnosisRun = asyncio.run(
                 services.backend.diagnose(
                     request,
                     lang=engine_lang(services, channel=place.channel, explicit=lang),
@@ -266,7 +267,9 @@ class Conversation:
             self._failed(client, draft, exc, place=place, user=user, lang=labels)
             return
         reporter.close()
-        self.deliver(client, diagnosis, draft, place=place, user=user, lang=lang)
+        self.deliver(
+            client, result.diagnosis, draft, place=place, user=user, lang=lang, exchanges=result.exchanges
+        )
 
     def deliver(
         self,
@@ -277,7 +280,9 @@ class Conversation:
         place: Place,
         user: str,
         lang: str | None,
+        exchanges: list[Exchange] | None = None,
     ) -> None:
+        """The report on the placeholder, the full report and the pictures in the thread."""
         services = self.services
         labels = ui_lang(services, platform=diagnosis.platform, channel=place.channel, explicit=lang)
         what = draft.describe()
@@ -359,6 +364,15 @@ class Conversation:
             lang=labels,
             engine_language=engine_lang(services, channel=place.channel, explicit=lang),
         )
+        if exchanges:
+            post_memory_chart(
+                client,
+                diagnosis,
+                exchanges,
+                channel=place.channel,
+                thread_ts=place.thread_ts,
+                lang=labels,
+            )
         audit(
             "diagnose",
             user=user,

@@ -19,7 +19,7 @@ from blocks.messages import (
     scan_message,
     why_message,
 )
-from blocks.progress import progress_message
+from blocks.progress import scan_progress_message
 from blocks.prompts import log_link_button, log_link_message
 from bot import access
 from bot.audit import audit
@@ -28,9 +28,11 @@ from bot.conversation import Conversation, engine_lang, ui_lang
 from bot.explain import explain_markdown
 from bot.mentions import FollowUp
 from bot.messaging import replace_or_post, try_post, upload
+from bot.pictures import post_scan_chart
 from bot.policy import Scope
+from bot.progress import ScanProgressReporter
 from bot.services import Asker, BotServices
-from bot.slack_client import Notifier, quiet_client
+from bot.slack_client import Notifier, best_effort_client, quiet_client
 from bot.state.models import ThreadRecord
 from diagnosis.masking import mask
 from diagnosis.models import Diagnosis, Platform
@@ -133,7 +135,8 @@ class FollowUps:
         notifier.tell(message)
 
     def scan(self, client: WebClient, platform: Platform, region: str | None, asker: Asker) -> None:
-        """On the diagnosis pool: a region-wide scan, summarised, with the scan/v1 JSON attached."""
+        """On the diagnosis pool: a region-wide scan with its progress (jobs done / total) on the
+        placeholder, then the grouped summary, the scan/v1 JSON and the chart in its thread."""
         services = self.services
         lang = ui_lang(services, platform=platform, channel=asker.channel, explicit=asker.lang)
         notifier = Notifier(
@@ -158,11 +161,21 @@ class FollowUps:
             client,
             channel=asker.channel,
             thread_ts=asker.thread_ts,
-            message=progress_message(what=what, user=asker.user, lang=lang),
+            message=scan_progress_message(what=what, user=asker.user, lang=lang),
         )
         if status_ts is None:
             notifier.tell(notice(label("post_failed", lang, error="chat.postMessage"), emoji=":warning:"))
             return
+        reporter = ScanProgressReporter(
+            client=best_effort_client(client),
+            worker=services.worker,
+            channel=asker.channel,
+            ts=status_ts,
+            what=what,
+            user=asker.user,
+            lang=lang,
+            interval=services.progress_interval,
+        )
         try:
             result = asyncio.run(
                 services.backend.scan(
@@ -170,9 +183,11 @@ class FollowUps:
                     region=region,
                     lang=engine_lang(services, channel=asker.channel, explicit=asker.lang),
                     now=services.now(),
+                    progress=reporter,
                 )
             )
         except Exception as exc:
+            reporter.close()
             reason = str(exc) if isinstance(exc, BackendUnavailable) else type(exc).__name__
             log.error("scan failed: %s", mask(reason), exc_info=exc)
             replace_or_post(
@@ -184,6 +199,7 @@ class FollowUps:
             )
             audit("scan", user=asker.user, channel=asker.channel, what=what, outcome="error")
             return
+        reporter.close()
         replace_or_post(
             client,
             channel=asker.channel,
@@ -191,14 +207,16 @@ class FollowUps:
             thread_ts=asker.thread_ts,
             message=scan_message(result, lang=lang),
         )
+        thread_ts = asker.thread_ts or status_ts
         upload(
             client,
             channel=asker.channel,
-            thread_ts=asker.thread_ts or status_ts,
+            thread_ts=thread_ts,
             content=json.dumps(result, ensure_ascii=False, indent=2),
             filename=f"scan-{platform}-{region or 'default'}.json",
             title=f"scan/v1 {platform} {region or ''}".strip(),
         )
+        post_scan_chart(client, result, channel=asker.channel, thread_ts=thread_ts, lang=lang)
         audit(
             "scan",
             user=asker.user,

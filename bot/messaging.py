@@ -100,3 +100,32 @@ def upload(
         log.warning("file upload to %s failed: %s", channel, slack_error(exc))
         return False
     return True
+
+
+def upload_file(
+    client: WebClient,
+    *,
+    channel: str,
+    thread_ts: str | None,
+    data: bytes,
+    filename: str,
+    title: str,
+    alt_text: str | None = None,
+) -> bool:
+    """files_upload_v2 of binary content (a PNG) into the thread; the title and alt text are masked."""
+    kwargs: dict[str, Any] = {
+        "channel": channel,
+        "file": data,
+        "filename": filename,
+        "title": mask(title),
+    }
+    if alt_text:
+        kwargs["alt_txt"] = mask(alt_text)
+    if thread_ts:
+        kwargs["thread_ts"] = thread_ts
+    try:
+        client.files_upload_v2(**kwargs)
+    except SlackClientError as exc:
+        log.warning("file upload to %s failed: %s", channel, slack_error(exc))
+        return False
+    return True

@@ -1,9 +1,10 @@
-"""Progress of a running diagnosis on its placeholder: op name → human step, coalesced.
+"""Progress on a placeholder message, coalesced: which step a diagnosis is on, how far a scan is.
 
-The engine source calls the observer before each op, from the diagnosis thread. At most one
-chat.update per `interval` seconds goes out (on the chat pool, never blocking the workflow); the
-latest step is sent when the interval has passed. `close()` waits for an update in flight, so the
-final report is never overwritten by a late progress line.
+The engine calls the reporter from its own thread (a source observer before each op, a scan's
+progress callback after each job). At most one chat.update per `interval` seconds goes out (on the
+chat pool, never blocking the workflow); the latest state is sent when the interval has passed.
+`close()` waits for an update in flight, so the final report is never overwritten by a late
+progress line.
 """
 
 from __future__ import annotations
@@ -12,17 +13,26 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from blocks.progress import progress_message
+from blocks.kit import SlackMessage
+from blocks.progress import progress_message, scan_progress_message
 from bot.worker import Worker
+
+if TYPE_CHECKING:
+    from diagnosis.modelarts.scan import ScanProgress
 
 log = logging.getLogger("diagnose.bot")
 
+State = TypeVar("State")
 
-class ProgressReporter:
+
+class CoalescedUpdates(Generic[State]):
+    """Shows the latest `State` on one message, at most once per `interval` seconds."""
+
     def __init__(
         self,
         *,
@@ -30,9 +40,6 @@ class ProgressReporter:
         worker: Worker,
         channel: str,
         ts: str,
-        what: str,
-        user: str,
-        lang: str,
         interval: float = 2.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -40,25 +47,25 @@ class ProgressReporter:
         self.worker = worker
         self.channel = channel
         self.ts = ts
-        self.what = what
-        self.user = user
-        self.lang = lang
         self.interval = interval
         self.clock = clock
         self._lock = threading.Lock()
         self._send_lock = threading.Lock()
-        self._latest: str | None = None
-        self._sent: str | None = None
+        self._latest: State | None = None
+        self._sent: State | None = None
         self._last_sent_at = -float("inf")
         self._timer: threading.Timer | None = None
         self._closed = False
         self.updates = 0
 
-    def __call__(self, op: str) -> None:
+    def render(self, state: State) -> SlackMessage:
+        raise NotImplementedError
+
+    def __call__(self, state: State) -> None:
         with self._lock:
             if self._closed:
                 return
-            self._latest = op
+            self._latest = state
             due = self._last_sent_at + self.interval
             now = self.clock()
             if now >= due:
@@ -80,11 +87,11 @@ class ProgressReporter:
     def _send(self) -> None:
         with self._send_lock:
             with self._lock:
-                step = self._latest
-                if self._closed or step is None or step == self._sent:
+                state = self._latest
+                if self._closed or state is None or state == self._sent:
                     return
-                self._sent = step
-            message = progress_message(what=self.what, user=self.user, lang=self.lang, step=step)
+                self._sent = state
+            message = self.render(state)
             try:
                 self.client.chat_update(channel=self.channel, ts=self.ts, **message.payload())
                 self.updates += 1
@@ -100,3 +107,55 @@ class ProgressReporter:
                 self._timer = None
         with self._send_lock:
             pass
+
+
+class ProgressReporter(CoalescedUpdates[str]):
+    """A running diagnosis: the op the workflow is reading, in words."""
+
+    def __init__(
+        self,
+        *,
+        client: WebClient,
+        worker: Worker,
+        channel: str,
+        ts: str,
+        what: str,
+        user: str,
+        lang: str,
+        interval: float = 2.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        super().__init__(client=client, worker=worker, channel=channel, ts=ts, interval=interval, clock=clock)
+        self.what = what
+        self.user = user
+        self.lang = lang
+
+    def render(self, state: str) -> SlackMessage:
+        return progress_message(what=self.what, user=self.user, lang=self.lang, step=state)
+
+
+class ScanProgressReporter(CoalescedUpdates["ScanProgress"]):
+    """A running scan: jobs diagnosed out of the abnormal jobs listed."""
+
+    def __init__(
+        self,
+        *,
+        client: WebClient,
+        worker: Worker,
+        channel: str,
+        ts: str,
+        what: str,
+        user: str,
+        lang: str,
+        interval: float = 2.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        super().__init__(client=client, worker=worker, channel=channel, ts=ts, interval=interval, clock=clock)
+        self.what = what
+        self.user = user
+        self.lang = lang
+
+    def render(self, state: ScanProgress) -> SlackMessage:
+        return scan_progress_message(
+            what=self.what, user=self.user, lang=self.lang, done=state.done, total=state.total
+        )

@@ -22,14 +22,15 @@ import httpx
 from slack_sdk.signature import SignatureVerifier
 
 from bot.app import build_app, create_runtime
-from bot.backends import DiagnosisBackend, Observer
+from bot.backends import DiagnosisBackend, DiagnosisRun, Observer, ScanObserver
 from bot.grammar import RequestDraft
 from bot.policy import Policy
 from bot.runtime import Runtime
 from bot.server import ThreadedServer, wsgi_app
 from bot.slack_client import make_client
 from bot.state.store import StateStore
-from diagnosis.models import Choice, DiagnoseRequest, Diagnosis, Platform
+from diagnosis.modelarts.scan import ScanProgress
+from diagnosis.models import Choice, DiagnoseRequest, Diagnosis, Exchange, Platform
 from tests.blocks.checks import assert_message_within_limits, assert_view_within_limits
 from tests.fakes.slack_api import FakeSlackApi
 
@@ -42,7 +43,10 @@ MESSAGE_METHODS = ("chat.postMessage", "chat.update", "chat.postEphemeral")
 
 @dataclass
 class ScriptedBackend:
-    """Answers with `answer(request)`; reports `steps` to the observer, sleeping `delay` each."""
+    """Answers with `answer(request)`; reports `steps` to the observer, sleeping `delay` each.
+
+    `exchanges` are what the diagnosis was "read from" (the pictures are drawn from them); a scan
+    answers `scan_result` after reporting `scan_jobs` jobs done one by one, `scan_delay` apart."""
 
     answer: Callable[[DiagnoseRequest], Diagnosis]
     steps: Sequence[str] = ("get_workload_status", "get_workload_events")
@@ -50,26 +54,43 @@ class ScriptedBackend:
     known: dict[str, list[Choice]] = field(default_factory=dict)
     name: str = "scripted"
     demo: bool = False
+    exchanges: list[Exchange] = field(default_factory=list)
+    scan_result: dict[str, Any] | None = None
+    scan_jobs: int = 0
+    scan_delay: float = 0.0
     requests: list[DiagnoseRequest] = field(default_factory=list)
     log_urls: list[tuple[str, str]] = field(default_factory=list)
 
     async def diagnose(
         self, request: DiagnoseRequest, *, lang: str | None, observer: Observer | None, now: datetime
-    ) -> Diagnosis:
+    ) -> DiagnosisRun:
         self.requests.append(request)
         for step in self.steps:
             if observer is not None:
                 observer(step)
             if self.delay:
                 await asyncio.sleep(self.delay)
-        return self.answer(request)
+        return DiagnosisRun(self.answer(request), list(self.exchanges))
 
     def suggestions(self, draft: RequestDraft, key: str) -> list[Choice]:
         return list(self.known.get(key, []))
 
     async def scan(
-        self, platform: Platform, *, region: str | None, lang: str | None, now: datetime
+        self,
+        platform: Platform,
+        *,
+        region: str | None,
+        lang: str | None,
+        now: datetime,
+        progress: ScanObserver | None = None,
     ) -> dict[str, Any]:
+        for done in range(self.scan_jobs + 1):
+            if progress is not None:
+                progress(ScanProgress(done=done, total=self.scan_jobs, job_name=f"job-{done}"))
+            if self.scan_delay and done < self.scan_jobs:
+                await asyncio.sleep(self.scan_delay)
+        if self.scan_result is not None:
+            return self.scan_result
         return {
             "schema": "scan/v1",
             "platform": platform,

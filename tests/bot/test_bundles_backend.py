@@ -39,7 +39,8 @@ def test_each_example_request_replays_to_its_worked_diagnosis(
     expected = load_json(EXAMPLES / f"{name}.diagnosis.json")
     draft = RequestDraft.model_validate({**bundle["request"], "platform": bundle["platform"]})
     steps: list[str] = []
-    diagnosis = asyncio.run(bundles.diagnose(draft.to_request(), lang=None, observer=steps.append, now=NOW))
+    run = asyncio.run(bundles.diagnose(draft.to_request(), lang=None, observer=steps.append, now=NOW))
+    diagnosis = run.diagnosis
     jsonschema.validate(diagnosis.to_json_dict(), diagnosis_schema)
     assert (diagnosis.outcome, diagnosis.category, diagnosis.route) == (
         expected["outcome"],
@@ -93,15 +94,15 @@ def test_demo_bot_answers_from_bundles_and_lists_what_it_knows(
             "chat.update", where=lambda c: "CRASH_APP_ERROR" in c.body.get("text", "")
         )[0]
         text = json.dumps(report.body["blocks"], ensure_ascii=False)
-        assert "ModuleNotFoundError" in text and "Demo mode" in text
+        assert "ModuleNotFoundError" in text and "演示模式" in text, "ModelArts labels default to Chinese (G9)"
         assert "log_link" not in text, "demo bundles hold no log link"
         slack_api.wait_for("files.completeUploadExternal")
         bot.idle()
         bot.slack.command("modelarts job=no-such-job")
         listing = slack_api.wait_for(
-            "chat.update", where=lambda c: "No demo bundle matches" in c.body.get("text", "")
+            "chat.update", where=lambda c: "/diagnose runai cluster=4a9e2c17" in json.dumps(c.body["blocks"])
         )[0]
-        assert "/diagnose runai cluster=4a9e2c17" in json.dumps(listing.body["blocks"])
+        assert "没有与 ModelArts job no-such-job 匹配的演示证据包" in listing.body["text"]
         bot.idle()
     upload = next(c for c in slack_api.calls if c.method.startswith("upload/"))
     assert "## 诊断结论" in upload.raw.decode(), "the full report is the engine's Markdown (zh template)"

@@ -80,7 +80,7 @@ def test_scan_from_bundles(slack_api: FakeSlackApi, sqlite_store: StateStore, bu
     with running_bot(slack_api, backend=bundles, store=sqlite_store) as bot:
         bot.slack.command("scan modelarts region=cn-east-3")
         summary = slack_api.wait_for(
-            "chat.update", where=lambda c: "1 job(s) listed" in c.body.get("text", "")
+            "chat.update", where=lambda c: "共列出 1 个作业" in c.body.get("text", "")
         )[0]
         assert "UNKNOWN" in json.dumps(summary.body["blocks"])
         slack_api.wait_for("files.completeUploadExternal")

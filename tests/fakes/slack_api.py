@@ -82,11 +82,13 @@ class FakeSlackApi:
                 raw = self.rfile.read(length) if length else b""
                 ctype = self.headers.get("Content-Type", "")
                 body: dict[str, Any] = {}
-                if "application/json" in ctype and raw:
+                parsed = urlparse(self.path)
+                if parsed.path.startswith("/upload/"):
+                    pass  # the file's raw bytes (a PNG is not a form), kept in `Call.raw`
+                elif "application/json" in ctype and raw:
                     body = json.loads(raw)
                 elif "x-www-form-urlencoded" in ctype and raw:
                     body = {k: v[0] for k, v in parse_qs(raw.decode()).items()}
-                parsed = urlparse(self.path)
                 body.update({k: v[0] for k, v in parse_qs(parsed.query).items()})
                 self._answer(parsed.path, body, raw)
 

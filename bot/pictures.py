@@ -1,0 +1,82 @@
+"""Pictures in a thread: memory use vs limit under a report, failures by category under a scan.
+
+The charts are drawn by `diagnosis.charts` from what the engine recorded only; with nothing to draw
+(no samples, matplotlib not installed) nothing is posted: the report already says why.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from slack_sdk import WebClient
+
+from blocks.labels import label
+from bot.messaging import upload_file
+from diagnosis.charts import ChartResult, render_memory_chart, render_scan_chart
+from diagnosis.masking import mask
+from diagnosis.models import Diagnosis, Exchange
+
+log = logging.getLogger("diagnose.bot")
+
+
+def post_memory_chart(
+    client: WebClient,
+    diagnosis: Diagnosis,
+    exchanges: Sequence[Exchange],
+    *,
+    channel: str,
+    thread_ts: str | None,
+    lang: str,
+) -> bool:
+    """The memory-vs-limit PNG into the report's thread; False when there is none to post."""
+    chart = _drawn(lambda: render_memory_chart(diagnosis, exchanges), what="memory chart")
+    if chart is None or chart.png is None:
+        return False
+    name = diagnosis.target.name or diagnosis.target.workload_id or diagnosis.target.job_id or "job"
+    return upload_file(
+        client,
+        channel=channel,
+        thread_ts=thread_ts,
+        data=chart.png,
+        filename=f"memory-{_file_safe(name)}.png",
+        title=label("memory_chart_title", lang, name=name),
+        alt_text=label("memory_chart_alt", lang, name=name),
+    )
+
+
+def post_scan_chart(
+    client: WebClient, scan: Mapping[str, Any], *, channel: str, thread_ts: str | None, lang: str
+) -> bool:
+    """Failures by category (and causes shared by several jobs) into the scan's thread."""
+    chart = _drawn(lambda: render_scan_chart(scan), what="scan chart")
+    if chart is None or chart.png is None:
+        return False
+    region = str(scan.get("region") or "")
+    return upload_file(
+        client,
+        channel=channel,
+        thread_ts=thread_ts,
+        data=chart.png,
+        filename=f"scan-{_file_safe(str(scan.get('platform') or 'scan'))}-{_file_safe(region or 'default')}.png",
+        title=label("scan_chart_title", lang, region=region),
+        alt_text=label("scan_chart_alt", lang, region=region),
+    )
+
+
+def _drawn(draw: Callable[[], ChartResult], *, what: str) -> ChartResult | None:
+    """A chart, or None; a drawing bug never costs the report (it is already posted)."""
+    try:
+        chart: ChartResult = draw()
+    except Exception as exc:
+        log.warning("%s not drawn: %s", what, mask(f"{type(exc).__name__}: {exc}"))
+        return None
+    if not chart.made:
+        log.info("no %s: %s", what, mask(chart.reason or "nothing to draw"))
+    return chart
+
+
+def _file_safe(name: str) -> str:
+    safe = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in name)
+    return safe[:80] or "chart"
