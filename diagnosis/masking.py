@@ -554,6 +554,11 @@ _WHOLE_TEXT_RULES: tuple[Rule, ...] = (
     ),
 )
 
+# Just after `SomeError: ` (one fixed-width look-behind per suffix `_EXCEPTION_NAME` knows).
+_AFTER_EXCEPTION_NAME = "|".join(
+    rf"(?<={suffix}: )" for suffix in ("Error", "Exception", "Warning", "Failure", "Exit", "Interrupt")
+)
+
 # Assignments whose key names a secret (G12); run only on the lines holding a secret-name stem.
 _ASSIGNMENT_RULES: tuple[Rule, ...] = (
     Rule(
@@ -638,10 +643,12 @@ _ASSIGNMENT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "colon",
-        # KEY: value only where KEY begins a line (YAML, headers, env dumps) or follows `{` `,` `;`;
-        # the value ends at the closing quote, else at the line end or the next `,` `;` `}` `]` (G12).
+        # KEY: value only where KEY begins a line (YAML, headers, env dumps), follows `{` `,` `;`,
+        # or begins the message of an exception line (`RuntimeError: X-Auth-Token: …`); the value
+        # ends at the closing quote, else at the line end or the next `,` `;` `}` `]` (G12).
         re.compile(
-            r"(?m)(?:^|(?<=[{,;]))[ \t]*(?:-[ \t]+)?(?P<key>" + _KEY + r")[ \t]*:(?!//)[ \t]*"
+            r"(?m)(?:^|(?<=[{,;])|" + _AFTER_EXCEPTION_NAME + r")[ \t]*(?:-[ \t]+)?(?P<key>" + _KEY + r")"
+            r"[ \t]*:(?!//)[ \t]*"
             r"(?P<value>" + _QUOTED + r"|(?:[^\r\n,;}\]\[]++|" + _MASKED + r"|\[)+)"
         ),
         _replace_assignment,
