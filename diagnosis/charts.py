@@ -597,11 +597,28 @@ def scan_counts(scan: Mapping[str, Any]) -> dict[str, int]:
 
 
 def recurring_causes(scan: Mapping[str, Any]) -> list[RecurringCause]:
-    """Error signatures shared by two or more diagnosed jobs, most frequent first.
+    """Causes shared by two or more diagnosed jobs, most frequent first.
 
-    scan/v1 carries no recurring-cause list of its own: the results are grouped by `signature`, as
-    the scan's Markdown does (diagnosis/modelarts/scan.py `ScanResult.recurring`).
+    The scan's own `recurring_causes` (same image, node or error signature; diagnosis/recurring.py)
+    when it has them; otherwise the results are grouped by `signature`.
     """
+    listed: list[RecurringCause] = []
+    for cause in _dicts(scan.get("recurring_causes")):
+        names = cause.get("workloads")
+        jobs = tuple(str(name) for name in names if name is not None) if isinstance(names, list) else ()
+        count = cause.get("count")
+        if cause.get("value") is None:
+            continue
+        listed.append(
+            RecurringCause(
+                kind=str(cause.get("kind") or "?"),
+                value=str(cause.get("value")),
+                count=count if isinstance(count, int) and not isinstance(count, bool) else len(jobs),
+                jobs=jobs,
+            )
+        )
+    if listed:
+        return sorted(listed, key=lambda cause: -cause.count)
     jobs_by_signature: dict[str, list[str]] = {}
     for result in _dicts(scan.get("results")):
         signature = result.get("signature")
@@ -692,7 +709,8 @@ def render_scan_chart(
 
 def _scan_title(scan: Mapping[str, Any], failures: int) -> str:
     platform = {"modelarts": "ModelArts", "runai": "Run:ai"}.get(str(scan.get("platform")), "")
-    where = " ".join(str(part) for part in (platform, scan.get("region")) if part)
+    place = scan.get("region") or scan.get("project") or scan.get("cluster_id")
+    where = " ".join(str(part) for part in (platform, place) if part)
     scanned = scan.get("scanned")
     total = f"{scanned} jobs scanned" if isinstance(scanned, int) else f"{failures} jobs"
     return mask(f"Scan{' ' + where if where else ''}: results by category ({total})")

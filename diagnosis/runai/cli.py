@@ -1,18 +1,47 @@
-"""`diagnose runai`: diagnose one Run:ai workload live (read-only), as Markdown or JSON."""
+"""`diagnose runai`: diagnose one Run:ai workload live (read-only), as Markdown or JSON;
+`diagnose runai scan`: every failed workload of a cluster or project within the lookback.
+
+    diagnose runai --cluster-id C (--workload-id W | --name N --project P) [--lookback 7d] [--active]
+                   [--format md|json] [--lang en|fr] [--query EXPR] [--as-of T] [--capture FILE] [--chart FILE]
+    diagnose runai scan --cluster-id C [--project P] [--lookback 7d] [--format md|json] [--lang en|fr]
+                        [--query EXPR] [--as-of T] [--concurrency N] [--rate R] [--chart FILE] [--progress]
+                        [--bundle FILE]
+"""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import json
+import os
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import datetime
+from typing import Any, TextIO
 
 import jmespath
 from jmespath.exceptions import JMESPathError
 
 from diagnosis import engine
 from diagnosis.capture import build_bundle, write_bundle
+from diagnosis.chart_cli import add_chart_option, add_scan_chart_option, write_chart, write_scan_chart
 from diagnosis.cli import UsageError, add_output_options, add_time_options, emit, resolve_now, run_async
+from diagnosis.http import Throttle
 from diagnosis.models import DiagnoseRequest, Diagnosis
+from diagnosis.render import QueryError, apply_query
+from diagnosis.replay import BundleError, load_bundle
+from diagnosis.runai.backend import BACKEND, SourceMaker
 from diagnosis.runai.messages import LANGUAGES
+from diagnosis.runai.scan import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_LOOKBACK,
+    DEFAULT_RATE_PER_SECOND,
+    ScanResult,
+    list_filter,
+    live_scan_sources,
+    render_scan_markdown,
+    scan_with,
+)
 from diagnosis.runai.settings import ConfigError
 from diagnosis.source import Recorder
 from diagnosis.timeutil import parse_duration
@@ -49,7 +78,43 @@ def register(subparsers: Any) -> None:
     )
     add_output_options(parser, langs=LANGUAGES)
     add_time_options(parser)
+    add_chart_option(parser)
     parser.set_defaults(handler=handle)
+
+    actions = parser.add_subparsers(dest="runai_action", metavar="{scan}")
+    scan = actions.add_parser(
+        "scan",
+        help="diagnose every failed workload of a cluster (or project) within the lookback",
+        description="List the Failed workloads of a cluster or project whose phase changed within the "
+        "lookback (every page), diagnose each one concurrently under one request-rate limit, and "
+        "summarise them by category and by recurring cause (same image, node or error signature).",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    scan.add_argument("--cluster-id", help="the cluster to scan (required)")
+    scan.add_argument("--project", help="only this project's workloads")
+    scan.add_argument(
+        "--lookback", default=DEFAULT_LOOKBACK, help="how far back a failure counts (default 7d)"
+    )
+    scan.add_argument(
+        "--concurrency", type=int, default=DEFAULT_CONCURRENCY, help="workloads diagnosed at once (default 8)"
+    )
+    scan.add_argument(
+        "--rate",
+        type=float,
+        default=DEFAULT_RATE_PER_SECOND,
+        help="API requests per second for the whole scan; a 429 pauses every request and halves it (default 10)",
+    )
+    scan.add_argument(
+        "--progress",
+        action="store_true",
+        help="draw the progress bar on stderr even when it is not a terminal",
+    )
+    scan.add_argument("--bundle", metavar="FILE", help="scan offline from an evidence bundle instead")
+    add_output_options(scan, langs=LANGUAGES)
+    add_time_options(scan)
+    add_scan_chart_option(scan)
+    scan.set_defaults(handler=handle_scan)
 
 
 def request_from_args(args: argparse.Namespace) -> DiagnoseRequest:
@@ -61,13 +126,7 @@ def request_from_args(args: argparse.Namespace) -> DiagnoseRequest:
         parse_duration(args.lookback)
     except ValueError as exc:
         raise UsageError(f"--lookback: {exc}") from None
-    if args.query:
-        # Checked before any call is made, and reported on one line.
-        try:
-            jmespath.compile(args.query)
-        except JMESPathError as exc:
-            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise UsageError(f"invalid --query expression {args.query!r}: {reason}") from None
+    _check_query(args.query)
     return DiagnoseRequest(
         platform="runai",
         cluster_id=args.cluster_id,
@@ -79,14 +138,27 @@ def request_from_args(args: argparse.Namespace) -> DiagnoseRequest:
     )
 
 
+def _check_query(query: str | None) -> None:
+    """Checked before any call is made, and reported on one line."""
+    if not query:
+        return
+    try:
+        jmespath.compile(query)
+    except JMESPathError as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise UsageError(f"invalid --query expression {query!r}: {reason}") from None
+
+
 def handle(args: argparse.Namespace) -> int:
     request = request_from_args(args)
     # "now" for lookback windows and metric ranges; token expiry always uses the real clock.
     now = resolve_now(args.as_of)
     lang = engine.resolve_lang("runai", args.lang)
+    # The memory chart is drawn from the recorded answers: --chart records them as --capture does.
+    record = bool(args.capture or args.chart)
 
     async def run() -> tuple[Diagnosis, Recorder | None]:
-        async with engine.live(request, capture=bool(args.capture)) as (source, recorder):
+        async with engine.live(request, capture=record) as (source, recorder):
             diagnosis = await engine.diagnose_with(request, source, now=now, lang=lang)
         return diagnosis, recorder
 
@@ -100,4 +172,129 @@ def handle(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UsageError(f"cannot write --capture {args.capture}: {exc.strerror or exc}") from None
     emit(diagnosis, args, lang=lang)
+    note = write_chart(args, diagnosis, recorder.exchanges if recorder is not None else [])
+    if note:
+        print(note, file=sys.stderr)
     return 0
+
+
+class ProgressBar:
+    """The scan's progress on stderr: a bar redrawn in place on a terminal (or with --progress),
+    else one final line."""
+
+    WIDTH = 30
+
+    def __init__(self, stream: TextIO, *, live: bool) -> None:
+        self.stream = stream
+        self.live = live
+        self.drawn = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.live:
+            filled = self.WIDTH * done // total if total else self.WIDTH
+            bar = "#" * filled + "-" * (self.WIDTH - filled)
+            self.stream.write(f"\rscan: [{bar}] {done}/{total} workloads diagnosed\033[K")
+            self.stream.flush()
+            self.drawn = True
+
+    def listing(self) -> None:
+        if self.live:
+            self.stream.write("scan: listing the failed workloads…\033[K")
+            self.stream.flush()
+            self.drawn = True
+
+    def finish(self, result: ScanResult) -> None:
+        """End the bar; off a terminal, the one line that says how the scan went."""
+        if self.live and self.drawn:
+            self.stream.write("\n")
+        if result.failure is not None:
+            line = "scan: the failed workloads could not be listed"
+        else:
+            line = f"scan: {len(result.results)}/{len(result.results)} workloads diagnosed"
+        if result.throttled:
+            line += f" (the platform throttled the scan {result.throttled} time(s))"
+        if not self.live or result.throttled or result.failure is not None:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+
+def _scan_now(args: argparse.Namespace, bundle_captured_at: datetime | None) -> datetime:
+    """--as-of (or DIAGNOSE_NOW); offline, the bundle's own moment; else the clock."""
+    if args.as_of or os.environ.get("DIAGNOSE_NOW") or bundle_captured_at is None:
+        return resolve_now(args.as_of)
+    return bundle_captured_at
+
+
+def handle_scan(args: argparse.Namespace) -> int:
+    if not args.cluster_id:
+        raise UsageError("--cluster-id is required: a scan never guesses the cluster")
+    if args.concurrency < 1 or args.rate <= 0:
+        raise UsageError("--concurrency must be at least 1 and --rate above 0")
+    try:
+        parse_duration(args.lookback)
+    except ValueError as exc:
+        raise UsageError(f"--lookback: {exc}") from None
+    _check_query(args.query)
+    try:
+        list_filter(cluster_id=args.cluster_id, project=args.project, since=None)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    lang = engine.resolve_lang("runai", args.lang)
+    bundle = None
+    if args.bundle:
+        try:
+            bundle = load_bundle(args.bundle)
+        except BundleError as exc:
+            raise UsageError(str(exc)) from None
+        if bundle.platform != "runai":
+            raise UsageError(f"{args.bundle} is a {bundle.platform} bundle, not a Run:ai one")
+    now = _scan_now(args, bundle.captured_at if bundle is not None else None)
+    bar = ProgressBar(sys.stderr, live=bool(args.progress or sys.stderr.isatty()))
+
+    @asynccontextmanager
+    async def sources() -> AsyncIterator[tuple[SourceMaker, Throttle | None]]:
+        if bundle is not None:
+            async with BACKEND.replay_sources(bundle) as make_source:
+                yield make_source, None
+            return
+        async with live_scan_sources(rate_per_second=args.rate) as (make_source, throttle):
+            yield make_source, throttle
+
+    async def run() -> ScanResult:
+        async with sources() as (make_source, throttle):
+            bar.listing()
+            return await scan_with(
+                make_source,
+                cluster_id=args.cluster_id,
+                project=args.project,
+                lookback=args.lookback,
+                now=now,
+                concurrency=args.concurrency,
+                progress=bar,
+                lang=lang,
+                throttle=throttle,
+            )
+
+    try:
+        result: ScanResult = run_async(run)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    bar.finish(result)
+    _emit_scan(result, args, lang=lang)
+    note = write_scan_chart(args, result.to_json_dict())
+    if note:
+        print(note, file=sys.stderr)
+    return 0
+
+
+def _emit_scan(result: ScanResult, args: argparse.Namespace, *, lang: str) -> None:
+    if args.query:
+        try:
+            selected = apply_query(result.to_json_dict(), args.query)
+        except QueryError as exc:
+            raise UsageError(str(exc)) from None
+        print(json.dumps(selected, ensure_ascii=False, indent=2))
+    elif args.format == "json":
+        print(json.dumps(result.to_json_dict(), ensure_ascii=False, indent=2))
+    else:
+        print(render_scan_markdown(result, lang=lang))

@@ -111,6 +111,7 @@ class Workload(View):
     createdAt: Text = None
     completedAt: Text = None
     phaseUpdatedAt: Text = None
+    images: Strings = Field(default_factory=list)
     podsRequestedResources: Annotated[RequestedResources | None, _OBJECT] = None
     workloadRequestedResources: Annotated[RequestedResources | None, _OBJECT] = None
     pendingSchedulingMessages: Annotated[list[PendingSchedulingMessage], _LIST] = Field(default_factory=list)
