@@ -1,9 +1,9 @@
 """`diagnose modelarts …`: one job, a scan of abnormal jobs, or the on-demand full-log link.
 
     diagnose modelarts (--job-id ID | --job-name NAME) [--region R] [--format md|json] [--lang zh|en|ja]
-                       [--query EXPR] [--capture FILE] [--as-of TIME] [--profile NAME]
+                       [--query EXPR] [--capture FILE] [--as-of TIME] [--profile NAME] [--chart FILE]
     diagnose modelarts scan [--region R] [--format md|json] [--lang …] [--query EXPR] [--filter EXPR]
-                            [--concurrency N] [--rate PER_SECOND] [--bundle FILE]
+                            [--concurrency N] [--rate PER_SECOND] [--bundle FILE] [--chart FILE]
     diagnose modelarts log-url --job-id ID --task TASK [--region R] [--kind download|preview]
 
 With neither an id nor a name, `diagnose modelarts` scans (the runbook's phase 1).
@@ -19,6 +19,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 from diagnosis import engine
+from diagnosis.chart_cli import add_chart_option, add_scan_chart_option, write_chart, write_scan_chart
 from diagnosis.cli import UsageError, add_output_options, add_time_options, emit, resolve_now, run_async
 from diagnosis.http import Throttle
 from diagnosis.masking import mask
@@ -36,7 +37,7 @@ from diagnosis.modelarts.scan import (
     run_scan,
 )
 from diagnosis.modelarts.settings import ConfigError
-from diagnosis.models import DiagnoseRequest, Diagnosis
+from diagnosis.models import DiagnoseRequest, Diagnosis, Exchange
 from diagnosis.render import QueryError, apply_query
 from diagnosis.replay import BundleError, load_bundle
 
@@ -55,6 +56,7 @@ def register(subparsers: Any) -> None:
     add_output_options(parser, langs=LANGUAGES)
     add_time_options(parser)
     parser.add_argument("--capture", metavar="FILE", help="also write the masked evidence bundle to FILE")
+    add_chart_option(parser)
     parser.set_defaults(handler=handle_diagnose)
 
     actions = parser.add_subparsers(dest="modelarts_action", metavar="{scan,log-url}")
@@ -63,6 +65,7 @@ def register(subparsers: Any) -> None:
     add_output_options(scan, langs=LANGUAGES)
     add_time_options(scan)
     _add_scan_options(scan)
+    add_scan_chart_option(scan)
     scan.set_defaults(handler=handle_scan)
 
     log_url = actions.add_parser(
@@ -119,12 +122,18 @@ def handle_diagnose(args: argparse.Namespace) -> int:
         platform="modelarts", job_id=args.job_id, job_name=args.job_name, region=_region(args)
     )
 
+    # The memory chart is drawn from the recorded answers: --chart records them as --capture does.
+    record = bool(args.capture or args.chart)
+    exchanges: list[Exchange] = []
+
     async def run() -> Diagnosis:
-        async with engine.live(request, capture=bool(args.capture), profile=args.profile) as (
+        async with engine.live(request, capture=record, profile=args.profile) as (
             source,
             recorder,
         ):
             diagnosis = await engine.diagnose_with(request, source, now=now, lang=lang)
+        if recorder is not None:
+            exchanges.extend(recorder.exchanges)
         if args.capture and recorder is not None:
             from diagnosis.capture import build_bundle, write_bundle
 
@@ -141,6 +150,9 @@ def handle_diagnose(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"cannot write {args.capture}: {exc.strerror or exc}") from None
     emit(diagnosis, args, lang=lang)
+    note = write_chart(args, diagnosis, exchanges)
+    if note:
+        print(note, file=sys.stderr)
     return 0
 
 
@@ -207,6 +219,9 @@ def handle_scan(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     _emit_scan(result, args, lang=lang)
+    note = write_scan_chart(args, result.to_json_dict())
+    if note:
+        print(note, file=sys.stderr)
     return 0
 
 

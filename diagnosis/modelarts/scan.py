@@ -4,8 +4,9 @@ Phase 1 with nothing given (the runbook): list every job (all pages), keep those
 JMESPath filter keeps (`items[?status.phase=='Failed' || …]`, extended with the v2 wire's
 `secondary_phase` `CreateFailed`/`Lost`, modelarts-runbook.md), then diagnose each under a shared
 request-rate limit (the client's Throttle) and a concurrency bound. The result is `scan/v1`
-(rulings M13): counts by category (or by outcome when there is none), one diagnosis per job; the
-Markdown groups one line per job by category and lists error signatures seen more than once.
+(rulings M13): counts by category (or by outcome when there is none), one diagnosis per job, and
+`recurring_causes`: error signatures and images (`algorithm.engine`) shared by two or more
+diagnosed jobs. The Markdown groups one line per job by category, then lists those causes.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from diagnosis.modelarts.messages import CATALOGUE
 from diagnosis.modelarts.parse import Job
 from diagnosis.modelarts.workflow import Source, diagnose, list_jobs, listing_failure
 from diagnosis.models import DiagnoseRequest, Diagnosis
+from diagnosis.recurring import RecurringCause, ScanMember, recurring_causes
 
 # The runbook's filter over `items[]`, plus the wire's secondary phases that mean a fault.
 DEFAULT_FILTER = (
@@ -49,6 +51,8 @@ class ScanResult:
     region: str | None
     scanned: int = 0
     results: list[Diagnosis] = field(default_factory=list)
+    # What each diagnosed job is made of, in `results` order (for `recurring_causes`).
+    members: list[ScanMember] = field(default_factory=list)
     limitations: list[str] = field(default_factory=list)
     # The listing itself failed (403, 5xx…): a diagnosis saying so, and nothing else.
     failure: Diagnosis | None = None
@@ -69,6 +73,10 @@ class ScanResult:
         shared = [(signature, items) for signature, items in groups.items() if len(items) >= 2]
         return sorted(shared, key=lambda pair: -len(pair[1]))
 
+    def recurring_causes(self) -> list[RecurringCause]:
+        """Signatures and images shared by two or more diagnosed jobs (ModelArts shows no node)."""
+        return recurring_causes(self.members)
+
     def to_json_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "schema": "scan/v1",
@@ -76,12 +84,37 @@ class ScanResult:
             "region": self.region,
             "scanned": self.scanned,
             "by_category": self.by_category(),
+            "recurring_causes": [cause.to_json_dict() for cause in self.recurring_causes()],
             "results": [mask_diagnosis(item).to_json_dict() for item in self.results],
             "limitations": [mask(text) for text in self.limitations],
         }
         if self.failure is not None:
             data["error"] = mask_diagnosis(self.failure).to_json_dict()
         return data
+
+
+def image_of(job: Job) -> str | None:
+    """`algorithm.engine.image_url` (a custom image), else the preset engine `name:version`."""
+    algorithm = job.raw.get("algorithm")
+    engine = algorithm.get("engine") if isinstance(algorithm, dict) else None
+    if not isinstance(engine, dict):
+        return None
+    image_url = engine.get("image_url")
+    if isinstance(image_url, str) and image_url.strip():
+        return image_url.strip()
+    name, version = engine.get("engine_name"), engine.get("engine_version")
+    parts = [str(part).strip() for part in (name, version) if isinstance(part, str) and part.strip()]
+    return ":".join(parts) or None
+
+
+def member_of(job: Job, diagnosis: Diagnosis) -> ScanMember:
+    image = image_of(job)
+    return ScanMember(
+        name=diagnosis.target.name or job.name or diagnosis.target.job_id or job.job_id or "?",
+        outcome=diagnosis.outcome,
+        signature=diagnosis.signature,
+        images=(image,) if image else (),
+    )
 
 
 def select_abnormal(jobs: list[Job], expression: str = DEFAULT_FILTER) -> list[Job]:
@@ -146,6 +179,9 @@ async def run_scan(
     if progress is not None:
         progress(ScanProgress(done=0, total=len(abnormal), job_name=None))
     result.results = list(await asyncio.gather(*(one(job) for job in abnormal)))
+    result.members = [
+        member_of(job, diagnosis) for job, diagnosis in zip(abnormal, result.results, strict=True)
+    ]
     return result
 
 
@@ -174,12 +210,13 @@ def render_scan_markdown(result: ScanResult, *, lang: str) -> str:
                 f"| {name} (`{item.target.job_id}`) | `{item.target.phase or '?'}` | {item.confidence or '-'} "
                 f"| {_cell(summary)} |"
             )
-    recurring = result.recurring()
-    if recurring:
+    causes = result.recurring_causes()
+    if causes:
         lines += ["", labels["recurring"], "", labels["recurring_head"]]
-        for signature, items in recurring:
-            names = labels["sep"].join(item.target.name or item.target.job_id or "?" for item in items)
-            lines.append(f"| `{_cell(signature, 120)}` | {len(items)} | {names} |")
+        for cause in causes:
+            names = labels["sep"].join(_cell(name, 60) for name in cause.workloads)
+            kind = labels[f"kind_{cause.kind}"]
+            lines.append(f"| {kind} | `{_cell(cause.value, 120)}` | {cause.count} | {names} |")
     if result.limitations:
         lines += ["", labels["limitations"], ""]
         lines += [f"- {text}" for text in result.limitations]
@@ -199,8 +236,11 @@ SCAN_LABELS: dict[str, dict[str, str]] = {
         "none": "没有发现异常的训练作业。",
         "failed": "无法列出训练作业：",
         "table_head": "| 作业 | 当前状态 | 置信度 | 关键报错 |\n|------|------|------|------|",
-        "recurring": "### 重复出现的报错",
-        "recurring_head": "| 报错 | 作业数 | 作业 |\n|------|------|------|",
+        "recurring": "### 重复出现的报错与镜像",
+        "recurring_head": "| 相同 | 内容 | 作业数 | 作业 |\n|------|------|------|------|",
+        "kind_signature": "报错",
+        "kind_image": "镜像",
+        "kind_node": "节点",
         "sep": "、",
         "limitations": "### 限制",
     },
@@ -210,8 +250,11 @@ SCAN_LABELS: dict[str, dict[str, str]] = {
         "none": "No abnormal training job was found.",
         "failed": "The training jobs could not be listed:",
         "table_head": "| Job | Current phase | Confidence | Key error |\n|------|------|------|------|",
-        "recurring": "### Recurring errors",
-        "recurring_head": "| Error | Jobs | Names |\n|------|------|------|",
+        "recurring": "### Recurring errors and images",
+        "recurring_head": "| Same | Value | Jobs | Names |\n|------|------|------|------|",
+        "kind_signature": "error",
+        "kind_image": "image",
+        "kind_node": "node",
         "sep": ", ",
         "limitations": "### Limitations",
     },
@@ -221,8 +264,11 @@ SCAN_LABELS: dict[str, dict[str, str]] = {
         "none": "異常なトレーニングジョブは見つかりませんでした。",
         "failed": "トレーニングジョブを一覧できませんでした：",
         "table_head": "| ジョブ | 現在の状態 | 確信度 | 主なエラー |\n|------|------|------|------|",
-        "recurring": "### 繰り返し発生しているエラー",
-        "recurring_head": "| エラー | ジョブ数 | ジョブ |\n|------|------|------|",
+        "recurring": "### 繰り返し発生しているエラーとイメージ",
+        "recurring_head": "| 共通 | 内容 | ジョブ数 | ジョブ |\n|------|------|------|------|",
+        "kind_signature": "エラー",
+        "kind_image": "イメージ",
+        "kind_node": "ノード",
         "sep": "、",
         "limitations": "### 制限事項",
     },
