@@ -80,25 +80,53 @@ def handle(args: argparse.Namespace) -> int:
 
     configure_logging(args.log_level)
     settings = BotSettings()
-    bot_token = settings.bot_token.get_secret_value() if settings.bot_token else None
-    if not bot_token:
-        raise UsageError("set SLACK_BOT_TOKEN (the xoxb- bot token of the Slack app)")
+    bot_token = _secret(settings.bot_token)
     if os.environ.get("SLACK_CLIENT_ID") and os.environ.get("SLACK_CLIENT_SECRET"):
         # Bolt would switch to OAuth and ignore the bot token (shared/reference/slack.md 5.3).
         raise UsageError("unset SLACK_CLIENT_ID / SLACK_CLIENT_SECRET: this bot runs with a single bot token")
-    backend_factory = _backend_factory(args, settings)
-    backend_factory()  # fail early (bad directory, bad policy) before serving
     if args.http:
-        secret = settings.signing_secret.get_secret_value() if settings.signing_secret else None
-        if not secret:
-            raise UsageError("HTTP mode needs SLACK_SIGNING_SECRET (Basic Information → Signing Secret)")
-        return _serve_http(args, settings, bot_token, secret, backend_factory)
-    app_token = settings.app_token.get_secret_value() if settings.app_token else None
-    if not app_token:
-        raise UsageError(
-            "Socket Mode needs SLACK_APP_TOKEN (an xapp- token with connections:write), or use --http"
+        secret = _secret(settings.signing_secret)
+        _require_tokens(
+            "HTTP mode",
+            {
+                "SLACK_BOT_TOKEN": (bot_token, "the xoxb- bot token of the Slack app"),
+                "SLACK_SIGNING_SECRET": (secret, "Basic Information → Signing Secret"),
+            },
         )
+        backend_factory = _backend_factory(args, settings)
+        backend_factory()  # fail early (bad directory, bad policy) before serving
+        assert bot_token is not None and secret is not None
+        return _serve_http(args, settings, bot_token, secret, backend_factory)
+    app_token = _secret(settings.app_token)
+    _require_tokens(
+        "Socket Mode",
+        {
+            "SLACK_BOT_TOKEN": (bot_token, "the xoxb- bot token of the Slack app"),
+            "SLACK_APP_TOKEN": (app_token, "an xapp- app-level token with connections:write"),
+        },
+        alternative="or run with --http and SLACK_SIGNING_SECRET",
+    )
+    backend_factory = _backend_factory(args, settings)
+    backend_factory()
+    assert bot_token is not None and app_token is not None
     return _serve_socket_mode(settings, bot_token, app_token, backend_factory)
+
+
+def _secret(value: Any) -> str | None:
+    if value is None:
+        return None
+    return str(value.get_secret_value()) or None
+
+
+def _require_tokens(
+    mode: str, tokens: dict[str, tuple[str | None, str]], *, alternative: str | None = None
+) -> None:
+    """One line naming every missing variable (and what it is), never a traceback."""
+    missing = [f"{name} ({what})" for name, (value, what) in tokens.items() if not value]
+    if missing:
+        tail = f"; {alternative}" if alternative else ""
+        them = "them" if len(missing) > 1 else "it"
+        raise UsageError(f"{mode} needs {' and '.join(missing)}: set {them} in the environment{tail}")
 
 
 def _backend_factory(args: argparse.Namespace, settings: Any) -> Any:
@@ -138,7 +166,9 @@ def _build(
 
     backend, policy = backend_factory()
     client = make_client(token=bot_token, base_url=settings.api_url)
-    store = open_store(redis_url=settings.redis_url, sqlite_path=settings.state_path)
+    store = open_store(
+        redis_url=settings.redis_url, sqlite_path=settings.state_path, namespace=settings.redis_namespace
+    )
     runtime = create_runtime(
         backend=backend,
         store=store,

@@ -33,6 +33,12 @@ class BotSettings(BaseSettings):
     # The Web API base URL (tests point it at a local stand-in); Slack's own by default.
     api_url: str | None = Field(default=None, validation_alias=AliasChoices("SLACK_API_URL", "api_url"))
     redis_url: str | None = Field(default=None, validation_alias=AliasChoices("REDIS_URL", "redis_url"))
+    # Key prefix in Redis: every replica of one bot uses the same; two bots sharing a Redis differ.
+    redis_namespace: str = Field(
+        default="diagnose-bot",
+        min_length=1,
+        validation_alias=AliasChoices("DIAGNOSE_REDIS_NAMESPACE", "redis_namespace"),
+    )
     state_path: Path = Field(
         default_factory=default_state_path, validation_alias=AliasChoices("DIAGNOSE_STATE_PATH", "state_path")
     )

@@ -118,12 +118,20 @@ class Reply:
 class SlackSender:
     """Posts signed requests to the bot as Slack would."""
 
-    def __init__(self, bot_url: str, api: FakeSlackApi, *, secret: str = SIGNING_SECRET) -> None:
+    def __init__(
+        self, bot_url: str, api: FakeSlackApi, *, secret: str = SIGNING_SECRET, first_id: int = 1
+    ) -> None:
+        """`first_id` numbers this sender's response URLs, trigger and event ids (two senders to two
+        replicas must not share them)."""
         self.url = bot_url + "/slack/events"
         self.api = api
         self.verifier = SignatureVerifier(secret)
         self.http = httpx.Client(timeout=10)
-        self._ids = itertools.count(1)
+        self._ids = itertools.count(first_id)
+
+    def close(self) -> None:
+        """Close kept-alive connections (a gunicorn worker waits for them when it stops)."""
+        self.http.close()
 
     def post(
         self,
@@ -344,6 +352,7 @@ def running_bot(
     progress_interval: float = 0.0,
     diagnosis_slots: int = 4,
     max_waiting: int = 50,
+    now: datetime = NOW,
 ) -> Iterator[BotUnderTest]:
     client = make_client(token="xoxb-test-token", base_url=api.url)
     runtime = create_runtime(
@@ -354,7 +363,7 @@ def running_bot(
         diagnosis_slots=diagnosis_slots,
         max_waiting=max_waiting,
         progress_interval=progress_interval,
-        now=lambda: NOW,
+        now=lambda: now,
     )
     app = build_app(runtime, client=client, signing_secret=SIGNING_SECRET)
     server = ThreadedServer(wsgi_app(app, ready=lambda: {"state": store.ping()})).start()

@@ -94,7 +94,9 @@ def test_demo_bot_answers_from_bundles_and_lists_what_it_knows(
             "chat.update", where=lambda c: "CRASH_APP_ERROR" in c.body.get("text", "")
         )[0]
         text = json.dumps(report.body["blocks"], ensure_ascii=False)
-        assert "ModuleNotFoundError" in text and "演示模式" in text, "ModelArts labels default to Chinese (G9)"
+        assert "ModuleNotFoundError" in text and "演示模式" in text, (
+            "ModelArts labels default to Chinese (G9)"
+        )
         assert "log_link" not in text, "demo bundles hold no log link"
         slack_api.wait_for("files.completeUploadExternal")
         bot.idle()

@@ -5,73 +5,17 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.bot.harness import SIGNING_SECRET, SlackSender
+from tests.bot.harness import SlackSender
+from tests.bot.processes import DIAGNOSE, bot_process
 from tests.conftest import EXAMPLES, ROOT
 from tests.fakes.slack_api import FakeSlackApi
 
-# The `diagnose` console script, run with this interpreter.
-DIAGNOSE = [sys.executable, "-c", "import sys; from diagnosis.cli import main; sys.exit(main())"]
 PREEMPTED = "runai id=2e6b8f31-d4a0-4c97-95e2-a13f7b0c8d46 cluster=91c0d5e8-2f47-4a3b-b6e1-7c8a0f2d4e59"
-
-
-@contextmanager
-def bot_process(api: FakeSlackApi, tmp_path: Path, *, extra_env: dict[str, str]) -> Iterator[str]:
-    env = {
-        **os.environ,
-        "SLACK_BOT_TOKEN": "xoxb-test-token",
-        "SLACK_SIGNING_SECRET": SIGNING_SECRET,
-        "SLACK_API_URL": api.url,
-        "DIAGNOSE_STATE_PATH": str(tmp_path / "state.sqlite3"),
-        "HOME": str(tmp_path),
-        **extra_env,
-    }
-    for name in ("REDIS_URL", "DIAGNOSE_POLICY", "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET"):
-        if name not in extra_env:
-            env.pop(name, None)
-    command = [
-        *DIAGNOSE,
-        "bot",
-        "--http",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        "0",
-        "--threads",
-        "8",
-        "--bundles",
-        str(EXAMPLES),
-    ]
-    process = subprocess.Popen(
-        command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-    try:
-        assert process.stdout is not None
-        deadline = time.monotonic() + 30
-        url = None
-        while url is None:
-            line = process.stdout.readline()
-            if line.startswith("listening on "):
-                url = line.split()[-1]
-            elif not line and process.poll() is not None:
-                raise AssertionError(f"the bot exited: {process.stderr.read() if process.stderr else ''}")
-            assert time.monotonic() < deadline, "the bot did not start in time"
-        yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 @pytest.mark.parametrize("state", ["sqlite", "redis"])
@@ -93,22 +37,25 @@ def test_the_cli_serves_http_mode_under_gunicorn(
         )[0]
         assert "bert-distill-nightly" in str(report.body["blocks"])
         slack_api.wait_for("files.completeUploadExternal", timeout=30)
+        slack.close()
     if state == "sqlite":
         assert (tmp_path / "state.sqlite3").exists()
 
 
 def test_the_cli_refuses_to_start_without_tokens(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SLACK_")}
+    # Exactly what `make bot` runs (Socket Mode, the demo bundles), with no token set.
     done = subprocess.run(
-        [*DIAGNOSE, "bot", "--http", "--bundles", str(EXAMPLES)],
+        [*DIAGNOSE, "bot", "--bundles", "diagnosis/examples"],
         cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,
         timeout=60,
     )
-    assert done.returncode == 2
-    assert "SLACK_BOT_TOKEN" in done.stderr and "Traceback" not in done.stderr
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1, f"one line, not a traceback: {done.stderr}"
+    assert "SLACK_BOT_TOKEN" in done.stderr and "SLACK_APP_TOKEN" in done.stderr
     env["SLACK_BOT_TOKEN"] = "xoxb-x"
     done = subprocess.run(
         [*DIAGNOSE, "bot", "--http", "--bundles", str(EXAMPLES)],

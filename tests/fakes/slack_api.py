@@ -46,6 +46,19 @@ class Call:
 
 
 @dataclass
+class Upload:
+    """One file as it reached Slack: getUploadURLExternal → upload → completeUploadExternal."""
+
+    file_id: str
+    filename: str
+    title: str
+    data: bytes
+    channel: str
+    thread_ts: str | None
+    comment: str | None = None
+
+
+@dataclass
 class _Fault:
     error: str | None = None
     status: int = 200
@@ -146,18 +159,29 @@ class FakeSlackApi:
         where: Callable[[Call], bool] | None = None,
         timeout: float = 15.0,
     ) -> list[Call]:
-        """Wait until `count` matching calls arrived; fail with what did arrive after the deadline."""
+        """Wait until `count` calls of `method` (a method name, or a path prefix ending in `/` such as
+        `commands/` for response URLs) matching `where` arrived; fail with what did arrive."""
+
+        def wanted(call: Call) -> bool:
+            named = call.method.startswith(method) if method.endswith("/") else call.method == method
+            return named and (where is None or where(call))
+
+        return self.wait_until(wanted, count=count, timeout=timeout, what=f"{count} x {method}")
+
+    def wait_until(
+        self, where: Callable[[Call], bool], *, count: int = 1, timeout: float = 15.0, what: str = "calls"
+    ) -> list[Call]:
         deadline = time.monotonic() + timeout
 
         def matching() -> list[Call]:
-            return [c for c in self.calls if c.method == method and (where is None or where(c))]
+            return [c for c in self.calls if where(c)]
 
         with self._cond:
             while len(matching()) < count:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     seen = [c.method for c in self.calls]
-                    raise AssertionError(f"waited {timeout}s for {count} x {method}; calls so far: {seen}")
+                    raise AssertionError(f"waited {timeout}s for {what}; calls so far: {seen}")
                 self._cond.wait(remaining)
             return matching()
 
@@ -242,6 +266,39 @@ class FakeSlackApi:
         if method == "apps.connections.open":
             return {"ok": True, "url": self.socket_mode_url or f"ws://127.0.0.1:{self.port}/link"}
         return {"ok": True}
+
+    def uploads(self) -> list[Upload]:
+        """Every completed files_upload_v2: name, bytes, channel and thread (in completion order)."""
+        with self._cond:
+            calls = list(self.calls)
+        names = {
+            str(call.response.get("file_id")): str(call.body.get("filename"))
+            for call in calls
+            if call.method == "files.getUploadURLExternal" and call.response.get("ok")
+        }
+        data = {
+            call.method.removeprefix("upload/"): call.raw
+            for call in calls
+            if call.method.startswith("upload/")
+        }
+        found: list[Upload] = []
+        for call in calls:
+            if call.method != "files.completeUploadExternal":
+                continue
+            for item in call.json_arg("files") or []:
+                file_id = str(item.get("id"))
+                found.append(
+                    Upload(
+                        file_id=file_id,
+                        filename=names.get(file_id, ""),
+                        title=str(item.get("title") or ""),
+                        data=data.get(file_id, b""),
+                        channel=str(call.body.get("channel_id") or ""),
+                        thread_ts=call.body.get("thread_ts"),
+                        comment=call.body.get("initial_comment"),
+                    )
+                )
+        return found
 
     def uploaded(self, file_id: str) -> bytes:
         for call in self.calls_to(f"upload/{file_id}"):

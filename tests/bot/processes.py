@@ -1,0 +1,119 @@
+"""The real entry point in subprocesses: `diagnose bot --http` (gunicorn) answering from bundles,
+with the Web API pointed at the local stand-in (SLACK_API_URL). Several can start at once."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.bot.harness import SIGNING_SECRET
+from tests.conftest import EXAMPLES, ROOT
+from tests.fakes.slack_api import FakeSlackApi
+
+# The `diagnose` console script, run with this interpreter.
+DIAGNOSE = [sys.executable, "-c", "import sys; from diagnosis.cli import main; sys.exit(main())"]
+START_SECONDS = 45
+
+
+@dataclass
+class BotProcess:
+    process: subprocess.Popen[str]
+    url: str = ""
+
+
+def _environment(api: FakeSlackApi, state_dir: Path, extra_env: dict[str, str]) -> dict[str, str]:
+    env = {
+        **os.environ,
+        "SLACK_BOT_TOKEN": "xoxb-test-token",
+        "SLACK_SIGNING_SECRET": SIGNING_SECRET,
+        "SLACK_API_URL": api.url,
+        "DIAGNOSE_STATE_PATH": str(state_dir / "state.sqlite3"),
+        "HOME": str(state_dir),
+        **extra_env,
+    }
+    for name in ("REDIS_URL", "DIAGNOSE_POLICY", "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET", "DIAGNOSE_NOW"):
+        if name not in extra_env:
+            env.pop(name, None)
+    return env
+
+
+def _start(api: FakeSlackApi, state_dir: Path, extra_env: dict[str, str], bundles: Path) -> BotProcess:
+    command = [
+        *DIAGNOSE,
+        "bot",
+        "--http",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--threads",
+        "8",
+        "--bundles",
+        str(bundles),
+    ]
+    process = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env=_environment(api, state_dir, extra_env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    return BotProcess(process)
+
+
+def _wait_listening(bot: BotProcess, deadline: float) -> None:
+    stdout = bot.process.stdout
+    assert stdout is not None
+    while not bot.url:
+        line = stdout.readline()
+        if line.startswith("listening on "):
+            bot.url = line.split()[-1]
+        elif not line and bot.process.poll() is not None:
+            stderr = bot.process.stderr.read() if bot.process.stderr else ""
+            raise AssertionError(f"the bot exited: {stderr}")
+        assert time.monotonic() < deadline, "the bot did not start in time"
+
+
+def _stop(bot: BotProcess) -> None:
+    bot.process.terminate()
+    try:
+        bot.process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        bot.process.kill()
+        bot.process.wait()
+
+
+@contextmanager
+def bot_processes(
+    api: FakeSlackApi,
+    state_dir: Path,
+    *,
+    count: int = 1,
+    extra_env: dict[str, str] | None = None,
+    bundles: Path = EXAMPLES,
+) -> Iterator[Sequence[str]]:
+    """`count` bot processes started together (same environment); yields their base URLs."""
+    started: list[BotProcess] = []
+    try:
+        for _ in range(count):
+            started.append(_start(api, state_dir, extra_env or {}, bundles))
+        deadline = time.monotonic() + START_SECONDS
+        for bot in started:
+            _wait_listening(bot, deadline)
+        yield [bot.url for bot in started]
+    finally:
+        for bot in started:
+            _stop(bot)
+
+
+@contextmanager
+def bot_process(api: FakeSlackApi, state_dir: Path, *, extra_env: dict[str, str]) -> Iterator[str]:
+    with bot_processes(api, state_dir, extra_env=extra_env) as urls:
+        yield urls[0]
