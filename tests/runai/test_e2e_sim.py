@@ -13,6 +13,7 @@ import pytest
 
 from diagnosis import engine
 from diagnosis.capture import build_bundle, write_bundle
+from diagnosis.charts import png_size
 from diagnosis.cli import main
 from diagnosis.http import RetryPolicy
 from diagnosis.models import Bundle, Diagnosis
@@ -239,3 +240,40 @@ def test_cli_exit_codes(
     monkeypatch.delenv("RUNAI_CLIENT_SECRET")
     code, _out, err = run_cli(["runai", "--cluster-id", "c", "--workload-id", "w"], capsys)
     assert code == 2 and "RUNAI_CLIENT_SECRET" in err
+
+
+def _cli_for(bundle: Bundle) -> list[str]:
+    request = bundle.request
+    return [
+        "runai",
+        "--cluster-id",
+        request["cluster_id"],
+        "--workload-id",
+        request["workload_id"],
+        "--as-of",
+        bundle.captured_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+    ]
+
+
+def test_cli_chart_draws_memory_for_an_oom_and_says_why_not_for_a_crash(
+    sim_env: tuple[SimServer, Path],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
+    _sim, kubeconfig = sim_env
+    oom = BUNDLES["runai-oom-killed.bundle.json"]
+    use_tier2(oom, kubeconfig, monkeypatch)
+    chart = tmp_path / "oom.png"
+    code, out, err = run_cli([*_cli_for(oom), "--chart", str(chart)], capsys)
+    assert code == 0 and out.startswith("Category: OOM_KILLED")
+    assert err.strip() == f"chart: memory use vs limit written to {chart}"
+    width, height = png_size(chart.read_bytes())
+    assert width > 0 and height > 0
+
+    crash = BUNDLES["runai-crash-app-error.bundle.json"]
+    use_tier2(crash, kubeconfig, monkeypatch)
+    missing = tmp_path / "crash.png"
+    code, out, err = run_cli([*_cli_for(crash), "--chart", str(missing)], capsys)
+    assert code == 0 and out.startswith("Category: CRASH_APP_ERROR")
+    assert err.strip() == "chart: no memory metrics were recorded, no chart written" and not missing.exists()
