@@ -51,6 +51,11 @@ Identify the workload by id (Option A) or by exact name and project (Option B); 
 always required. Configuration: RUNAI_URL, RUNAI_CLIENT_ID, RUNAI_CLIENT_SECRET; optional Tier-2
 Kubernetes evidence from KUBECONFIG (or ~/.kube/config, or the in-cluster service account).
 """
+SCAN_EPILOG = """\
+Each workload is diagnosed by id as `diagnose runai --workload-id` would; the progress bar is drawn
+on stderr when it is a terminal (or with --progress), else one final line is printed. Configuration
+as for `diagnose runai`: RUNAI_URL, RUNAI_CLIENT_ID, RUNAI_CLIENT_SECRET, optional KUBECONFIG.
+"""
 
 
 def register(subparsers: Any) -> None:
@@ -88,7 +93,7 @@ def register(subparsers: Any) -> None:
         description="List the Failed workloads of a cluster or project whose phase changed within the "
         "lookback (every page), diagnose each one concurrently under one request-rate limit, and "
         "summarise them by category and by recurring cause (same image, node or error signature).",
-        epilog=EPILOG,
+        epilog=SCAN_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     scan.add_argument("--cluster-id", help="the cluster to scan (required)")
