@@ -176,23 +176,7 @@ class SlackSender:
     def event(
         self, event: dict[str, Any], *, event_id: str | None = None, retry_num: int | None = None
     ) -> Reply:
-        envelope = {
-            "token": "legacy",
-            "team_id": "T0ACME001",
-            "api_app_id": "A0DIAGBOT",
-            "type": "event_callback",
-            "event_id": event_id or f"Ev{next(self._ids):08d}",
-            "event_time": int(time.time()),
-            "authorizations": [
-                {
-                    "team_id": "T0ACME001",
-                    "user_id": "U0DIAGBOT",
-                    "is_bot": True,
-                    "is_enterprise_install": False,
-                }
-            ],
-            "event": {"team": "T0ACME001", "event_ts": event.get("ts"), **event},
-        }
+        envelope = event_callback(event, event_id=event_id or f"Ev{next(self._ids):08d}")
         headers = (
             {"X-Slack-Retry-Num": str(retry_num), "X-Slack-Retry-Reason": "http_timeout"}
             if retry_num
@@ -248,51 +232,17 @@ class SlackSender:
         channel: str = CHANNEL,
     ) -> Reply:
         """Click the element `action_id` (a button, or a select with `value`) of a posted message."""
-        blocks = message_call.json_arg("blocks") or []
-        for block in blocks:
-            for element in block.get("elements") or []:
-                if element.get("action_id") != action_id:
-                    continue
-                action: dict[str, Any] = {
-                    "type": element["type"],
-                    "action_id": action_id,
-                    "block_id": block.get("block_id", ""),
-                    "action_ts": "1.2",
-                }
-                if element["type"] == "button":
-                    action["value"] = element["value"]
-                    action["text"] = element["text"]
-                else:
-                    option = next(o for o in element["options"] if o["value"] == value)
-                    action["selected_option"] = option
-                ts = message_call.body.get("ts") or "1767225999.000100"
-                number = next(self._ids)
-                payload = {
-                    "type": "block_actions",
-                    "user": {"id": user, "username": "alice", "team_id": "T0ACME001"},
-                    "api_app_id": "A0DIAGBOT",
-                    "team": {"id": "T0ACME001", "domain": "acme"},
-                    "channel": {"id": channel, "name": "inc-42"},
-                    "container": {
-                        "type": "message",
-                        "message_ts": ts,
-                        "channel_id": channel,
-                        "is_ephemeral": False,
-                    },
-                    "message": {
-                        "type": "message",
-                        "ts": ts,
-                        "thread_ts": message_call.body.get("thread_ts") or ts,
-                        "bot_id": "B0DIAGBOT",
-                        "blocks": blocks,
-                    },
-                    "trigger_id": f"trigger.{number}",
-                    "response_url": f"{self.api.url}actions/T0ACME001/{number}/resp",
-                    "state": {"values": {}},
-                    "actions": [action],
-                }
-                return self.interaction(payload)
-        raise AssertionError(f"no element {action_id} in {json.dumps(blocks)[:500]}")
+        number = next(self._ids)
+        payload = click_payload(
+            message_call,
+            action_id,
+            value=value,
+            user=user,
+            channel=channel,
+            trigger_id=f"trigger.{number}",
+            response_url=f"{self.api.url}actions/T0ACME001/{number}/resp",
+        )
+        return self.interaction(payload)
 
     def submit_view(self, view: dict[str, Any], value: str, *, user: str = USER) -> Reply:
         payload = {
@@ -312,6 +262,84 @@ class SlackSender:
             "response_urls": [],
         }
         return self.interaction(payload)
+
+
+def event_callback(event: dict[str, Any], *, event_id: str) -> dict[str, Any]:
+    """The Events API envelope of `event` (HTTP body; the `payload` of a Socket Mode envelope)."""
+    return {
+        "token": "legacy",
+        "team_id": "T0ACME001",
+        "api_app_id": "A0DIAGBOT",
+        "type": "event_callback",
+        "event_id": event_id,
+        "event_time": int(time.time()),
+        "authorizations": [
+            {
+                "team_id": "T0ACME001",
+                "user_id": "U0DIAGBOT",
+                "is_bot": True,
+                "is_enterprise_install": False,
+            }
+        ],
+        "event": {"team": "T0ACME001", "event_ts": event.get("ts"), **event},
+    }
+
+
+def click_payload(
+    message_call: Any,
+    action_id: str,
+    *,
+    value: str | None = None,
+    user: str = USER,
+    channel: str = CHANNEL,
+    trigger_id: str = "trigger.1",
+    response_url: str = "",
+) -> dict[str, Any]:
+    """The `block_actions` payload Slack sends when the element `action_id` (a button, or a select
+    option `value`) of a message the bot posted (a recorded call) is clicked."""
+    blocks = message_call.json_arg("blocks") or []
+    for block in blocks:
+        for element in block.get("elements") or []:
+            if element.get("action_id") != action_id:
+                continue
+            action: dict[str, Any] = {
+                "type": element["type"],
+                "action_id": action_id,
+                "block_id": block.get("block_id", ""),
+                "action_ts": "1.2",
+            }
+            if element["type"] == "button":
+                action["value"] = element["value"]
+                action["text"] = element["text"]
+            else:
+                option = next(o for o in element["options"] if o["value"] == value)
+                action["selected_option"] = option
+            ts = message_call.body.get("ts") or message_call.response.get("ts") or "1767225999.000100"
+            return {
+                "type": "block_actions",
+                "user": {"id": user, "username": "alice", "team_id": "T0ACME001"},
+                "api_app_id": "A0DIAGBOT",
+                "team": {"id": "T0ACME001", "domain": "acme"},
+                "channel": {"id": channel, "name": "inc-42"},
+                "container": {
+                    "type": "message",
+                    "message_ts": ts,
+                    "channel_id": channel,
+                    "is_ephemeral": False,
+                },
+                "message": {
+                    "type": "message",
+                    "ts": ts,
+                    "thread_ts": message_call.body.get("thread_ts") or ts,
+                    "bot_id": "B0DIAGBOT",
+                    "blocks": blocks,
+                },
+                "trigger_id": trigger_id,
+                "response_url": response_url,
+                "state": {"values": {}},
+                "actions": [action],
+            }
+    raise AssertionError(f"no element {action_id} in {json.dumps(blocks)[:500]}")
 
 
 @dataclass

@@ -1,23 +1,32 @@
 """Socket Mode (the default) end to end: apps.connections.open with the app token, a WebSocket
-stand-in sending a slash command envelope, the ack frame, and the report through the Web API."""
+stand-in sending envelopes (a slash command, an app_mention event, a button click), the ack frames,
+and the results through the Web API."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+from collections.abc import Callable, Iterator
 
 import pytest
 from slack_bolt.adapter.socket_mode import SocketModeHandler
 
 from bot.app import build_app, create_runtime
+from bot.backends import DiagnosisBackend
 from bot.policy import Policy
+from bot.runtime import Runtime
 from bot.slack_client import make_client
 from bot.state.store import StateStore
-from tests.bot.examples import PREEMPTED, example_diagnosis
-from tests.bot.harness import CHANNEL, USER, ScriptedBackend
+from diagnosis.models import Choice
+from tests.bot.examples import OOM, PREEMPTED, example_diagnosis
+from tests.bot.harness import CHANNEL, USER, ScriptedBackend, click_payload, event_callback
 from tests.fakes.slack_api import FakeSlackApi
 from tests.fakes.socket_mode_server import FakeSocketModeServer
 
 APP_TOKEN = "xapp-1-A0DIAGBOT-test"
+PREEMPTED_IDS = "runai id=2e6b8f31-d4a0-4c97-95e2-a13f7b0c8d46 cluster=91c0d5e8-2f47-4a3b-b6e1-7c8a0f2d4e59"
+CLUSTER = "4a9e2c17-5b3d-4f80-9c61-2d7be0f4a315"
+
+Connect = Callable[[DiagnosisBackend], Runtime]
 
 
 @pytest.fixture
@@ -27,22 +36,58 @@ def socket_server() -> Iterator[FakeSocketModeServer]:
     server.stop()
 
 
-def test_a_slash_command_over_socket_mode(
+@pytest.fixture
+def connect(
     slack_api: FakeSlackApi, sqlite_store: StateStore, socket_server: FakeSocketModeServer
-) -> None:
+) -> Iterator[Connect]:
+    """Connects a Socket Mode bot with the given backend (as `diagnose bot` does); closed after."""
     slack_api.socket_mode_url = socket_server.url
+    opened: list[tuple[SocketModeHandler, Runtime]] = []
+
+    def start(backend: DiagnosisBackend) -> Runtime:
+        client = make_client(token="xoxb-test-token", base_url=slack_api.url)
+        runtime = create_runtime(backend=backend, store=sqlite_store, policy=Policy.default(), client=client)
+        app = build_app(runtime, client=client, signing_secret=None, socket_mode=True)
+        handler = SocketModeHandler(app, APP_TOKEN)
+        handler.connect()
+        opened.append((handler, runtime))
+        return runtime
+
+    yield start
+    for _handler, runtime in opened:
+        assert runtime.services.worker.wait_idle(15)
+    # The server goes first: a client closing an open connection waits for its read to time out.
+    socket_server.stop()
+    for handler, runtime in opened:
+        handler.close()
+        runtime.services.worker.shutdown()
+
+
+def envelope(
+    envelope_id: str, kind: str, payload: dict[str, object], *, retry_attempt: int = 0
+) -> dict[str, object]:
+    """A Socket Mode envelope (shared/reference/slack.md 2.6)."""
+    return {
+        "envelope_id": envelope_id,
+        "type": kind,
+        "accepts_response_payload": kind != "events_api",
+        "retry_attempt": retry_attempt,
+        "retry_reason": "timeout" if retry_attempt else "",
+        "payload": payload,
+    }
+
+
+def test_a_slash_command_over_socket_mode(
+    slack_api: FakeSlackApi, socket_server: FakeSocketModeServer, connect: Connect
+) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(PREEMPTED))
-    client = make_client(token="xoxb-test-token", base_url=slack_api.url)
-    runtime = create_runtime(backend=backend, store=sqlite_store, policy=Policy.default(), client=client)
-    app = build_app(runtime, client=client, signing_secret=None, socket_mode=True)
     socket_server.send(
-        {
-            "envelope_id": "e-01",
-            "type": "slash_commands",
-            "accepts_response_payload": True,
-            "payload": {
+        envelope(
+            "e-01",
+            "slash_commands",
+            {
                 "command": "/diagnose",
-                "text": "runai id=2e6b8f31-d4a0-4c97-95e2-a13f7b0c8d46 cluster=91c0d5e8-2f47-4a3b-b6e1-7c8a0f2d4e59",
+                "text": PREEMPTED_IDS,
                 "user_id": USER,
                 "channel_id": CHANNEL,
                 "team_id": "T0ACME001",
@@ -50,18 +95,79 @@ def test_a_slash_command_over_socket_mode(
                 "response_url": f"{slack_api.url}commands/T0ACME001/1/resp",
                 "trigger_id": "trigger.1",
             },
-        }
+        )
     )
-    handler = SocketModeHandler(app, APP_TOKEN)
-    try:
-        handler.connect()
-        ack = socket_server.wait_for_ack("e-01")
-        assert ack == {"envelope_id": "e-01"}
-        opened = slack_api.wait_for("apps.connections.open")[0]
-        assert opened.headers.get("Authorization") == f"Bearer {APP_TOKEN}"
-        slack_api.wait_for("chat.update", where=lambda c: "Routed: preempted" in c.body.get("text", ""))
-        assert runtime.services.worker.wait_idle(15)
-    finally:
-        handler.close()
-        runtime.services.worker.shutdown()
+    runtime = connect(backend)
+    ack = socket_server.wait_for_ack("e-01")
+    assert ack == {"envelope_id": "e-01"}
+    opened = slack_api.wait_for("apps.connections.open")[0]
+    assert opened.headers.get("Authorization") == f"Bearer {APP_TOKEN}"
+    slack_api.wait_for("chat.update", where=lambda c: "Routed: preempted" in c.body.get("text", ""))
+    assert runtime.services.worker.wait_idle(15)
     assert backend.requests[0].workload_id == "2e6b8f31-d4a0-4c97-95e2-a13f7b0c8d46"
+
+
+def mention(text: str, *, ts: str) -> dict[str, object]:
+    return {
+        "type": "app_mention",
+        "user": USER,
+        "text": f"<@U0DIAGBOT> {text}",
+        "ts": ts,
+        "channel": CHANNEL,
+    }
+
+
+def test_an_app_mention_over_socket_mode_is_answered_in_its_thread_once(
+    slack_api: FakeSlackApi, socket_server: FakeSocketModeServer, connect: Connect
+) -> None:
+    backend = ScriptedBackend(answer=lambda request: example_diagnosis(PREEMPTED))
+    runtime = connect(backend)
+    event = event_callback(mention(PREEMPTED_IDS, ts="1767225600.000100"), event_id="Ev0MENTION1")
+    socket_server.send(envelope("e-mention", "events_api", event))
+    assert socket_server.wait_for_ack("e-mention") == {"envelope_id": "e-mention"}
+    # Slack redelivers the same event (same event_id) on another envelope: acked, not answered again.
+    socket_server.send(envelope("e-mention-retry", "events_api", event, retry_attempt=1))
+    assert socket_server.wait_for_ack("e-mention-retry") == {"envelope_id": "e-mention-retry"}
+    report = slack_api.wait_for("chat.update", where=lambda c: "Routed: preempted" in c.body.get("text", ""))
+    slack_api.wait_for("files.completeUploadExternal")
+    assert runtime.services.worker.wait_idle(15)
+    placeholders = slack_api.calls_to("chat.postMessage")
+    assert len(placeholders) == 1, "one answer for one event"
+    assert placeholders[0].body["thread_ts"] == "1767225600.000100", "in the mention's thread"
+    assert report[0].body["ts"] == placeholders[0].response["ts"]
+    assert len(backend.requests) == 1
+
+
+def test_a_button_click_over_socket_mode_resumes_the_request(
+    slack_api: FakeSlackApi, socket_server: FakeSocketModeServer, connect: Connect
+) -> None:
+    backend = ScriptedBackend(
+        answer=lambda request: example_diagnosis(OOM),
+        known={"cluster_id": [Choice(value=CLUSTER, label="prod-a")]},
+    )
+    runtime = connect(backend)
+    question = event_callback(
+        mention("workload segformer-finetune in vision-lab failed", ts="1767225700.000100"),
+        event_id="Ev0MENTION2",
+    )
+    socket_server.send(envelope("e-ask", "events_api", question))
+    socket_server.wait_for_ack("e-ask")
+    prompt = slack_api.wait_for(
+        "chat.postMessage", where=lambda c: "question|" in json.dumps(c.body.get("blocks"))
+    )[0]
+    assert backend.requests == [], "nothing runs before the question is answered"
+    click = click_payload(
+        prompt,
+        "answer_choice_0",
+        trigger_id="trigger.2",
+        response_url=f"{slack_api.url}actions/T0ACME001/2/resp",
+    )
+    socket_server.send(envelope("e-click", "interactive", click))
+    assert socket_server.wait_for_ack("e-click") == {"envelope_id": "e-click"}
+    answered = slack_api.wait_for("chat.update", where=lambda c: c.body["ts"] == prompt.response["ts"])[0]
+    assert "prod-a" in json.dumps(answered.body["blocks"])
+    slack_api.wait_for("chat.update", where=lambda c: "OOM_KILLED" in c.body.get("text", ""))
+    assert runtime.services.worker.wait_idle(15)
+    assert [(r.cluster_id, r.workload_name, r.project) for r in backend.requests] == [
+        (CLUSTER, "segformer-finetune", "vision-lab")
+    ]

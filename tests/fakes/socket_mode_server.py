@@ -24,6 +24,7 @@ class FakeSocketModeServer:
         self._sockets: list[web.WebSocketResponse] = []
         self.port = 0
         self._started = threading.Event()
+        self._stopped = False
         self._thread = threading.Thread(target=self._run, name="fake-socket-mode", daemon=True)
 
     @property
@@ -85,6 +86,11 @@ class FakeSocketModeServer:
                 self._cond.wait(remaining)
 
     def stop(self) -> None:
+        """Close every connection and the server (a second call does nothing)."""
+        if self._stopped:
+            return
+        self._stopped = True
+
         async def close() -> None:
             for socket in self._sockets:
                 await socket.close()
