@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 from typing import Any
 
 import jmespath
@@ -15,9 +16,40 @@ from diagnosis.models import Diagnosis
 _REPORT_MODULES = {"runai": "diagnosis.runai.report", "modelarts": "diagnosis.modelarts.report"}
 
 
+# Outside code spans, what makes a link, an image, an autolink or raw HTML (and the escape itself).
+_ACTIVE_MARKDOWN = re.compile(r"([\\<>\[\]])")
+_CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)", re.DOTALL)
+
+
+def inert_prose(text: str) -> str:
+    """Prose of the diagnosis as Markdown that acts on nothing: the root cause and the steps can
+    quote a log line or a platform message, which must not become a link, an image or raw HTML.
+    Code spans are kept as they are (nothing inside one is active)."""
+    pieces: list[str] = []
+    position = 0
+    for span in _CODE_SPAN.finditer(text):
+        pieces.append(_ACTIVE_MARKDOWN.sub(r"\\\1", text[position : span.start()]))
+        pieces.append(span.group(0))
+        position = span.end()
+    pieces.append(_ACTIVE_MARKDOWN.sub(r"\\\1", text[position:]))
+    return "".join(pieces)
+
+
+def _with_inert_prose(diagnosis: Diagnosis) -> Diagnosis:
+    copy = diagnosis.model_copy(deep=True)
+    copy.root_cause = inert_prose(copy.root_cause)
+    for recommendation in copy.recommendations:
+        recommendation.text = inert_prose(recommendation.text)
+    copy.limitations = [inert_prose(text) for text in copy.limitations]
+    copy.next_steps = [inert_prose(text) for text in copy.next_steps]
+    for question in copy.questions:
+        question.prompt = inert_prose(question.prompt)
+    return copy
+
+
 def render_markdown(diagnosis: Diagnosis, *, lang: str) -> str:
     module = importlib.import_module(_REPORT_MODULES[diagnosis.platform])
-    text: str = module.render_markdown(mask_diagnosis(diagnosis), lang=lang)
+    text: str = module.render_markdown(_with_inert_prose(mask_diagnosis(diagnosis)), lang=lang)
     return mask(text)
 
 
