@@ -117,3 +117,27 @@ def bot_processes(
 def bot_process(api: FakeSlackApi, state_dir: Path, *, extra_env: dict[str, str]) -> Iterator[str]:
     with bot_processes(api, state_dir, extra_env=extra_env) as urls:
         yield urls[0]
+
+
+@contextmanager
+def socket_mode_process(
+    api: FakeSlackApi, state_dir: Path, *, app_token: str, arguments: Sequence[str]
+) -> Iterator[subprocess.Popen[str]]:
+    """`diagnose bot <arguments>` in Socket Mode: the Web API (and so apps.connections.open) is the
+    stand-in; readiness shows as the stand-in WebSocket's first ack."""
+    env = _environment(api, state_dir, {"SLACK_APP_TOKEN": app_token})
+    env.pop("SLACK_SIGNING_SECRET", None)
+    # Its log goes to a file (a pipe nobody reads could fill up and stall it): `<state_dir>/bot.log`.
+    with (state_dir / "bot.log").open("w", encoding="utf-8") as log:
+        process = subprocess.Popen(
+            [*DIAGNOSE, "bot", *arguments],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            text=True,
+        )
+        try:
+            yield process
+        finally:
+            _stop(BotProcess(process))

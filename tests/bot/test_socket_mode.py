@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from slack_bolt.adapter.socket_mode import SocketModeHandler
@@ -19,6 +20,7 @@ from bot.state.store import StateStore
 from diagnosis.models import Choice
 from tests.bot.examples import OOM, PREEMPTED, example_diagnosis
 from tests.bot.harness import CHANNEL, USER, ScriptedBackend, click_payload, event_callback
+from tests.bot.processes import socket_mode_process
 from tests.fakes.slack_api import FakeSlackApi
 from tests.fakes.socket_mode_server import FakeSocketModeServer
 
@@ -171,3 +173,46 @@ def test_a_button_click_over_socket_mode_resumes_the_request(
     assert [(r.cluster_id, r.workload_name, r.project) for r in backend.requests] == [
         (CLUSTER, "segformer-finetune", "vision-lab")
     ]
+
+
+def test_make_bot_serves_the_demo_over_socket_mode(
+    slack_api: FakeSlackApi, socket_server: FakeSocketModeServer, tmp_path: Path
+) -> None:
+    """`make bot` (`diagnose bot --bundles diagnosis/examples`) with tokens: it connects with the app
+    token, asks which of two jobs was meant, and the chosen candidate's report is posted."""
+    slack_api.socket_mode_url = socket_server.url
+    socket_server.send(
+        envelope(
+            "e-demo",
+            "slash_commands",
+            {
+                "command": "/diagnose",
+                "text": "modelarts job=resnet50-imagenet lang=en",
+                "user_id": USER,
+                "channel_id": CHANNEL,
+                "team_id": "T0ACME001",
+                "api_app_id": "A0DIAGBOT",
+                "response_url": f"{slack_api.url}commands/T0ACME001/1/resp",
+                "trigger_id": "trigger.1",
+            },
+        )
+    )
+    arguments = ["--bundles", "diagnosis/examples"]
+    with socket_mode_process(slack_api, tmp_path, app_token=APP_TOKEN, arguments=arguments) as process:
+        try:
+            assert socket_server.wait_for_ack("e-demo", timeout=45) == {"envelope_id": "e-demo"}
+        except AssertionError:
+            raise AssertionError(f"exit {process.poll()}: {(tmp_path / 'bot.log').read_text()}") from None
+        opened = slack_api.wait_for("apps.connections.open")[0]
+        assert opened.headers.get("Authorization") == f"Bearer {APP_TOKEN}"
+        prompt = slack_api.wait_for(
+            "chat.postMessage", where=lambda c: "question|" in json.dumps(c.body.get("blocks")), timeout=30
+        )[0]
+        click = click_payload(prompt, "answer_choice_0", trigger_id="trigger.2")
+        socket_server.send(envelope("e-pick", "interactive", click))
+        socket_server.wait_for_ack("e-pick", timeout=30)
+        report = slack_api.wait_for(
+            "chat.update", where=lambda c: "CRASH_APP_ERROR" in c.body.get("text", ""), timeout=30
+        )[0]
+        assert "torch.OutOfMemoryError" in json.dumps(report.body["blocks"])
+        assert "Demo mode" in json.dumps(report.body["blocks"])
