@@ -50,12 +50,9 @@ async def read_pages(
     first_offset: int | None = 0,
     page_size: int = PAGE_SIZE,
     older_than_cut: Callable[[list[Any]], bool] | None = None,
-    on_page: Callable[[int], None] | None = None,
     **args: Any,
 ) -> Paged:
-    """Every page of a list op. The first page asks for offset 0 explicitly, as the runbook does.
-
-    `on_page(items so far)` is told after each page (a scan's progress while it lists)."""
+    """Every page of a list op. The first page asks for offset 0 explicitly, as the runbook does."""
     paged = Paged()
     offset = first_offset
     seen: set[int] = set()
@@ -85,8 +82,6 @@ async def read_pages(
                     f"{collection}[{index}]" if position == 0 else f"{collection}[{index}]@offset={position}"
                 )
                 paged.items.append((where, item))
-        if on_page is not None:
-            on_page(len(paged.items))
         if not raw:
             return paged
         next_offset = parse._int(body.get("next")) if body is not None else None
