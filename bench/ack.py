@@ -1,0 +1,329 @@
+"""Benchmark: slash-command ack latency of the HTTP-mode bot under 200 concurrent commands.
+
+The bot runs as the product runs it: `diagnose bot --http` (gunicorn, gthread workers) in its own
+process, answering from the example bundles (`--bundles diagnosis/examples`), with its Web API
+calls sent to the local Slack stand-in (tests/fakes/slack_api.py, SLACK_API_URL). 200 `/diagnose`
+commands, signed as Slack signs them (v0 HMAC over `v0:<ts>:<body>`), from 200 different users
+(the per-user rate limit is not what is measured), are fired at once; each ack's latency is the
+time from sending the request to reading the HTTP response. Then every command must get its
+report: the placeholder posted for it (chat.postMessage), replaced by the report (chat.update on
+the same ts), and the full report attached in its thread (files.completeUploadExternal), within a
+bounded wait.
+
+The bot's diagnosis queue is raised to hold all 200 (DIAGNOSE_BOT_QUEUE); with the default of 50
+waiting, the surplus would be told at once that the bot is busy.
+
+    python -m bench.ack [--commands 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlencode
+
+from slack_sdk.signature import SignatureVerifier
+
+from bench.harness import BenchResult, Check, percentile, project_root
+from bot.backends import BundlesBackend
+from diagnosis import engine
+from tests.fakes.slack_api import Call, FakeSlackApi
+
+SIGNING_SECRET = "bench-signing-secret"
+CHANNEL = "C0BENCH001"
+DEFAULT_COMMANDS = 200
+P99_CEILING_SECONDS = 0.3
+SLACK_DEADLINE_SECONDS = 3.0
+STARTUP_SECONDS = 60.0
+PROGRESS_EMOJI = ":hourglass_flowing_sand:"  # the placeholder's first block (blocks/progress.py)
+
+
+@dataclass(frozen=True)
+class SignedCommand:
+    user: str
+    text: str
+    body: bytes
+    headers: dict[str, str]
+
+
+def example_commands() -> list[str]:
+    """`/diagnose` texts answered by the example bundles with a full report (not a question)."""
+    backend = BundlesBackend(project_root() / "diagnosis" / "examples")
+    texts: list[str] = []
+    for bundle, draft in zip(backend.bundles, backend.drafts(), strict=True):
+        diagnosis = asyncio.run(engine.replay(bundle))
+        if diagnosis.outcome != "needs_input" and len(backend.matches(draft)) == 1:
+            texts.append(draft.as_command())
+    return texts
+
+
+def signed_commands(count: int, *, api_url: str) -> list[SignedCommand]:
+    verifier = SignatureVerifier(SIGNING_SECRET)
+    texts = itertools.cycle(example_commands())
+    commands: list[SignedCommand] = []
+    for number in range(1, count + 1):
+        user = f"U0BENCH{number:03d}"
+        text = next(texts)
+        form = {
+            "token": "legacy",
+            "team_id": "T0ACME001",
+            "team_domain": "acme",
+            "channel_id": CHANNEL,
+            "channel_name": "ml-incidents",
+            "user_id": user,
+            "user_name": f"bench{number}",
+            "command": "/diagnose",
+            "text": text,
+            "api_app_id": "A0DIAGBOT",
+            "is_enterprise_install": "false",
+            "response_url": f"{api_url}commands/T0ACME001/{number}/resp",
+            "trigger_id": f"trigger.{number}",
+        }
+        body = urlencode(form)
+        timestamp = str(int(time.time()))
+        headers = {
+            "Content-Type": "application/x-www-form-urlencoded",
+            "X-Slack-Request-Timestamp": timestamp,
+            "X-Slack-Signature": verifier.generate_signature(timestamp=timestamp, body=body) or "",
+        }
+        commands.append(SignedCommand(user=user, text=text, body=body.encode(), headers=headers))
+    return commands
+
+
+@contextmanager
+def bot_process(
+    api: FakeSlackApi, folder: Path, *, queue: int, options: tuple[str, ...] = ()
+) -> Iterator[str]:
+    """`diagnose bot --http` (gunicorn) on a free loopback port; yields its base URL."""
+    env = {
+        **os.environ,
+        "SLACK_BOT_TOKEN": "xoxb-bench-token",
+        "SLACK_SIGNING_SECRET": SIGNING_SECRET,
+        "SLACK_API_URL": api.url,
+        "DIAGNOSE_STATE_PATH": str(folder / "state.sqlite3"),
+        "DIAGNOSE_BOT_QUEUE": str(queue),
+        "HOME": str(folder),
+        "LOG_LEVEL": "WARNING",
+    }
+    for name in ("REDIS_URL", "DIAGNOSE_POLICY", "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET", "SLACK_APP_TOKEN"):
+        env.pop(name, None)
+    command = [
+        sys.executable,
+        "-c",
+        "import sys; from diagnosis.cli import main; sys.exit(main())",
+        "bot",
+        "--http",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--bundles",
+        str(project_root() / "diagnosis" / "examples"),
+        *options,
+    ]
+    log = (folder / "bot.log").open("w")
+    process = subprocess.Popen(
+        command, cwd=project_root(), env=env, stdout=subprocess.PIPE, stderr=log, text=True
+    )
+    try:
+        assert process.stdout is not None
+        deadline = time.monotonic() + STARTUP_SECONDS
+        url: str | None = None
+        while url is None:
+            line = process.stdout.readline()
+            if line.startswith("listening on "):
+                url = line.split()[-1]
+            elif not line and process.poll() is not None:
+                raise RuntimeError(f"the bot exited: {(folder / 'bot.log').read_text()[-2000:]}")
+            if time.monotonic() > deadline:
+                raise RuntimeError("the bot did not start in time")
+        if not url.startswith("http"):
+            url = f"http://{url}"
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+
+
+def _raw_request(url: str, command: SignedCommand) -> tuple[str, int, bytes]:
+    """The exact HTTP/1.1 request bytes, built beforehand so that the load generator stays light."""
+    address = url.split("://", 1)[-1].rstrip("/")
+    host, _, port = address.partition(":")
+    head = [
+        "POST /slack/events HTTP/1.1",
+        f"Host: {address}",
+        f"Content-Length: {len(command.body)}",
+        "Connection: close",
+        *(f"{name}: {value}" for name, value in command.headers.items()),
+    ]
+    return host, int(port or 80), ("\r\n".join(head) + "\r\n\r\n").encode() + command.body
+
+
+async def fire(url: str, commands: list[SignedCommand]) -> list[tuple[float, int]]:
+    """All commands at once, each on its own connection (as Slack sends them); per command, the
+    seconds from sending the request to having the whole response, and the HTTP status (0: none)."""
+    requests = [_raw_request(url, command) for command in commands]
+    gate = asyncio.Event()
+
+    async def one(host: str, port: int, payload: bytes) -> tuple[float, int]:
+        reader, writer = await asyncio.open_connection(host, port)
+        await gate.wait()
+        started = time.perf_counter()
+        try:
+            writer.write(payload)
+            await writer.drain()
+            answer = await asyncio.wait_for(reader.read(), timeout=30)  # Connection: close
+        except (OSError, TimeoutError):
+            return time.perf_counter() - started, 0
+        finally:
+            writer.close()
+        seconds = time.perf_counter() - started
+        status_line = answer.split(b"\r\n", 1)[0].split()
+        status = int(status_line[1]) if len(status_line) > 1 and status_line[1].isdigit() else 0
+        return seconds, status
+
+    tasks = [asyncio.create_task(one(*request)) for request in requests]
+    await asyncio.sleep(0.2)  # every connection open and waiting at the gate
+    gate.set()
+    return list(await asyncio.gather(*tasks))
+
+
+def _blocks(call: Call) -> list[dict[str, object]]:
+    blocks = call.json_arg("blocks")
+    return [block for block in blocks if isinstance(block, dict)] if isinstance(blocks, list) else []
+
+
+def _placeholder_user(call: Call) -> str | None:
+    """The asker of a progress placeholder (`:hourglass_flowing_sand: … <@U…>`), else None."""
+    blocks = _blocks(call)
+    text = str(blocks[0].get("text")) if blocks else ""
+    if PROGRESS_EMOJI not in text:
+        return None
+    for part in text.replace(">", " ").replace("<@", " ").split():
+        if part.startswith("U0BENCH"):
+            return part
+    return None
+
+
+def _is_report(call: Call) -> bool:
+    """A report message opens with a header block (progress messages and notices do not)."""
+    blocks = _blocks(call)
+    return bool(blocks) and blocks[0].get("type") == "header"
+
+
+@dataclass
+class Delivery:
+    placeholders: int
+    reports: int
+    attached: int
+    missing: list[str]
+    seconds: float
+
+
+def wait_for_reports(api: FakeSlackApi, users: list[str], *, timeout: float) -> Delivery:
+    """Poll the fake Web API until every user's placeholder was replaced by a report with its file."""
+    started = time.monotonic()
+    while True:
+        placeholders: dict[str, str] = {}
+        for call in api.calls_to("chat.postMessage"):
+            user = _placeholder_user(call)
+            ts = call.response.get("ts")
+            if user and ts and user not in placeholders:
+                placeholders[user] = str(ts)
+        reported = {str(call.body.get("ts")) for call in api.calls_to("chat.update") if _is_report(call)}
+        attached = {str(call.body.get("thread_ts")) for call in api.calls_to("files.completeUploadExternal")}
+        complete = [
+            user
+            for user in users
+            if placeholders.get(user) in reported and placeholders.get(user) in attached
+        ]
+        elapsed = time.monotonic() - started
+        if len(complete) == len(users) or elapsed > timeout:
+            return Delivery(
+                placeholders=len(placeholders),
+                reports=sum(1 for user in users if placeholders.get(user) in reported),
+                attached=sum(1 for user in users if placeholders.get(user) in attached),
+                missing=[user for user in users if user not in complete],
+                seconds=elapsed,
+            )
+        time.sleep(0.25)
+
+
+def run(*, commands: int = DEFAULT_COMMANDS, report_timeout: float = 300.0) -> BenchResult:
+    result = BenchResult(title="ack")
+    print(f"Slash-command acks: {commands} signed /diagnose commands at once against `diagnose bot --http`")
+    with tempfile.TemporaryDirectory(prefix="bench-ack-") as directory:
+        api = FakeSlackApi().start()
+        try:
+            with bot_process(api, Path(directory), queue=commands) as url:
+                # One command first: the worker is warm (imports, auth.test) before the burst.
+                warm = signed_commands(1, api_url=api.url)
+                asyncio.run(fire(url, warm))
+                wait_for_reports(api, [warm[0].user], timeout=60)
+                api.calls.clear()
+                burst = signed_commands(commands, api_url=api.url)
+                print(f"{len(set(c.text for c in burst))} different example commands, {commands} users")
+                started = time.perf_counter()
+                acks = asyncio.run(fire(url, burst))
+                fired = time.perf_counter() - started
+                delivery = wait_for_reports(api, [command.user for command in burst], timeout=report_timeout)
+        finally:
+            api.stop()
+    latencies = [seconds for seconds, _status in acks]
+    failed = [status for _seconds, status in acks if status != 200]
+    p50, p99, worst = percentile(latencies, 0.5), percentile(latencies, 0.99), max(latencies)
+    late = sum(1 for seconds in latencies if seconds > SLACK_DEADLINE_SECONDS)
+    print(
+        f"\nacks: {len(acks)} in {fired:.2f} s; p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms, max {worst * 1000:.0f} ms"
+    )
+    print(f"  over 3 s: {late}; not HTTP 200: {len(failed)}")
+    print(
+        f"reports: {delivery.reports}/{commands} placeholders replaced by a report, {delivery.attached}/{commands} "
+        f"with the report file, all within {delivery.seconds:.1f} s of the burst"
+    )
+    if delivery.missing:
+        print(f"  missing: {', '.join(delivery.missing[:10])}{' ...' if len(delivery.missing) > 10 else ''}")
+    result.checks += [
+        Check("ack p99", p99 * 1000, P99_CEILING_SECONDS * 1000, "ms"),
+        Check("acks over 3 s", float(late), 0),
+        Check("acks not HTTP 200", float(len(failed)), 0),
+        Check("commands without their report", float(len(delivery.missing)), 0),
+    ]
+    result.figures = {
+        "p50": f"{p50 * 1000:.0f} ms",
+        "p99": f"{p99 * 1000:.0f} ms",
+        "max": f"{worst * 1000:.0f} ms",
+        "reports": f"{commands - len(delivery.missing)}/{commands} in {delivery.seconds:.0f} s",
+    }
+    result.print_checks()
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.ack", description=__doc__)
+    parser.add_argument("--commands", type=int, default=DEFAULT_COMMANDS, help="concurrent slash commands")
+    parser.add_argument(
+        "--report-timeout", type=float, default=300.0, help="seconds to wait for every report"
+    )
+    options = parser.parse_args(argv)
+    run(commands=max(1, options.commands), report_timeout=options.report_timeout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
