@@ -154,17 +154,18 @@ def _segment(first_line: int, pools: _Pools) -> tuple[str, int]:
 def generate_log(path: Path, size_bytes: int, *, seed: int = 7) -> GeneratedLog:
     """Write about `size_bytes` of training log, ending with the failure that stopped the job."""
     pools = _Pools(seed)
-    written = lines = planted = 0
+    written = lines = planted = progress_lines = 0
     with path.open("wb") as stream:
         while written < size_bytes:
-            text, count = _segment(lines, pools)
+            text, count = _segment(progress_lines, pools)
             data = text.encode("ascii")
             stream.write(data)
             written += len(data)
-            lines += SEGMENT_LINES
+            lines += data.count(b"\n")
+            progress_lines += SEGMENT_LINES
             planted += count
-        ts, hms = _clock(lines)
-        tail = FINAL_FAILURE.format(ts=ts, hms=hms, step=lines).encode("ascii")
+        ts, hms = _clock(progress_lines)
+        tail = FINAL_FAILURE.format(ts=ts, hms=hms, step=progress_lines).encode("ascii")
         stream.write(tail)
         written += len(tail)
         lines += tail.count(b"\n")

@@ -248,7 +248,7 @@ async def scan_once(
     )
 
 
-def _inject_midway(sim: SimServer, corpus: Corpus) -> Callable[[ScanProgress], None]:
+def _inject_midway(sim: SimServer, corpus: Corpus, *, retry_after: float) -> Callable[[ScanProgress], None]:
     """At each fault point, the next ShowTrainingJobDetails answers are 429 with Retry-After."""
     points = [max(1, int(fraction * corpus.abnormal)) for fraction in FAULT_POINTS]
 
@@ -257,7 +257,7 @@ def _inject_midway(sim: SimServer, corpus: Corpus) -> Callable[[ScanProgress], N
             points.pop(0)
             with sim._lock:  # the sim's handler threads read the fault queues under this lock
                 sim.faults.setdefault("ShowTrainingJobDetails", []).append(
-                    Fault(status=429, retry_after=RETRY_AFTER_SECONDS, times=FAULTS_PER_POINT)
+                    Fault(status=429, retry_after=retry_after, times=FAULTS_PER_POINT)
                 )
 
     return on_progress
@@ -269,6 +269,7 @@ def run(
     latency: float = DEFAULT_LATENCY_SECONDS,
     rate: float = DEFAULT_RATE,
     concurrency: int = DEFAULT_CONCURRENCY,
+    retry_after: float = RETRY_AFTER_SECONDS,
 ) -> BenchResult:
     corpus = generate(jobs)
     pages = math.ceil(jobs / SEARCH_PAGE_SIZE)
@@ -295,7 +296,7 @@ def run(
                     sim=sim,
                     rate=rate,
                     concurrency=concurrency,
-                    on_progress=_inject_midway(sim, corpus),
+                    on_progress=_inject_midway(sim, corpus, retry_after=retry_after),
                 )
             )
             details_calls = sim.op_count("ShowTrainingJobDetails") - faults_before
@@ -305,7 +306,7 @@ def run(
     extra_requests = faulty.requests - clean.requests
     faulty_bound = faulty.requests / rate
     print(
-        f"\nscan with {injected} x 429 (Retry-After {RETRY_AFTER_SECONDS:g} s) injected mid-scan "
+        f"\nscan with {injected} x 429 (Retry-After {retry_after:g} s) injected mid-scan "
         f"({len(FAULT_POINTS)} moments, {FAULTS_PER_POINT} requests each):"
     )
     print(

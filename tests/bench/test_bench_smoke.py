@@ -1,0 +1,73 @@
+"""Every benchmark runs end to end at a tiny size and reports its figures and target checks.
+
+No timing is asserted here (that is what `make bench` measures); only that the scripts still run
+against the product and print what they are meant to print.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from bench import ack, logscan, one_diagnosis, run_all, scan
+from bench.harness import BenchResult
+from diagnosis.logscan import scan_stream
+
+
+def assert_reported(result: BenchResult, output: str, *, figures: list[str]) -> None:
+    assert result.checks, "no target was checked"
+    for check in result.checks:
+        assert check.line() in output
+    for key in figures:
+        assert result.figures.get(key), f"figure {key!r} missing"
+    assert f"Targets ({result.title})" in output
+
+
+def test_one_diagnosis(capsys: pytest.CaptureFixture[str]) -> None:
+    result = one_diagnosis.run(latency=0.005, repeat=1)
+    output = capsys.readouterr().out
+    labels = [scenario.label for scenario in one_diagnosis.scenarios()]
+    assert_reported(result, output, figures=labels)
+    # Two checks per scenario: wall against rounds x L, and concurrent / sequential.
+    assert len(result.checks) == 2 * len(labels)
+    assert "retries of a recorded 5xx answer" in output  # the insufficient-info example's 500
+    assert "token request" in output
+
+
+def test_scan(capsys: pytest.CaptureFixture[str]) -> None:
+    result = scan.run(jobs=60, latency=0.002, rate=400.0, retry_after=0.05)
+    output = capsys.readouterr().out
+    assert_reported(result, output, figures=["jobs", "calls", "wall", "bound", "ratio", "with 429s"])
+    assert "60 ModelArts jobs (2 search pages x 50)" in output
+    assert "4 x 429" in output
+
+
+def test_logscan(capsys: pytest.CaptureFixture[str]) -> None:
+    result = logscan.run(sizes_mb=(2,), repeat=1)
+    output = capsys.readouterr().out
+    assert_reported(result, output, figures=["2 MB", "masking", "re2 engine"])
+    assert "grep -E" in output and "peak RSS" in output
+
+
+def test_generated_log_holds_what_the_scanner_looks_for(tmp_path: Path) -> None:
+    path = tmp_path / "train.log"
+    log = logscan.generate_log(path, 12_000_000)
+    with path.open("rb") as stream:
+        found = scan_stream(stream)
+    kinds = {finding.kind for finding in found.findings}
+    assert {"cuda_oom", "traceback", "nccl_timeout", "rendezvous", "child_failed", "error"} <= kinds
+    assert found.lines_scanned == log.lines
+
+
+def test_ack(capsys: pytest.CaptureFixture[str]) -> None:
+    result = ack.run(commands=4, report_timeout=60)
+    output = capsys.readouterr().out
+    assert_reported(result, output, figures=["p50", "p99", "max", "reports"])
+    assert "4/4 placeholders replaced by a report" in output
+
+
+def test_run_all_names_the_machine() -> None:
+    assert run_all.machine().startswith(f"{os.cpu_count()} cores")
+    assert set(run_all.BENCHES) == {"one_diagnosis", "scan", "logscan", "ack"}
