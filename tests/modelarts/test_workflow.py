@@ -83,6 +83,11 @@ EXPECTED: dict[str, Expect] = {
     # phase table
     "completed": Expect("not_a_failure", None, None, "Normal", [D]),
     "running-healthy": Expect("not_a_failure", None, None, "Normal", [D, S, P]),
+    # the jobs offered as choices by "name-several-matches" (the bot's demo answers a choice with these)
+    "name-several-matches-candidate-1": Expect(
+        "diagnosed", "CRASH_APP_ERROR", "HIGH", "Fault", [D], "CUDA out of memory", 1
+    ),
+    "name-several-matches-candidate-2": Expect("not_a_failure", None, None, "Normal", [D]),
     "running-stalled": Expect("diagnosed", "JOB_STALLED", "MEDIUM", "Suspected", [D, S, P, P], "running"),
     "creating": Expect("observe", None, None, None, [D]),
     "pending-short": Expect("observe", None, None, None, [D]),
