@@ -11,18 +11,22 @@ from __future__ import annotations
 import re
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# Direction overrides, embeddings, isolates and marks reorder the text after them (Trojan Source):
+# untrusted text shows a visible replacement character in their place.
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
 _FENCE = "```"
 
 
 def escape_mrkdwn(text: str) -> str:
-    """`&` → `&amp;` first, then `<` → `&lt;`, `>` → `&gt;`; control characters dropped."""
-    cleaned = _CONTROL.sub("", text)
+    """`&` → `&amp;` first, then `<` → `&lt;`, `>` → `&gt;`; control characters dropped, direction
+    controls shown as U+FFFD."""
+    cleaned = _BIDI.sub("\ufffd", _CONTROL.sub("", text))
     return cleaned.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def plain(text: str, *, single_line: bool = False) -> str:
     """Text for a `plain_text` object: never parsed for mentions or links, so only cleaned."""
-    cleaned = _CONTROL.sub("", text)
+    cleaned = _BIDI.sub("\ufffd", _CONTROL.sub("", text))
     if single_line:
         cleaned = " ".join(cleaned.split())
     return cleaned

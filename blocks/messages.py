@@ -62,7 +62,9 @@ def usage_message(*, problem: str | None = None) -> SlackMessage:
     return SlackMessage(text=fallback_text(problem or "How to use /diagnose"), blocks=blocks)
 
 
-def markdown_message(markdown: str, *, title: str | None = None, fallback: str) -> SlackMessage:
+def markdown_message(
+    markdown: str, *, title: str | None = None, fallback: str, lang: str = "en"
+) -> SlackMessage:
     """Engine Markdown (an explanation, a scan table) as sections of at most 3,000 characters."""
     converted = markdown_to_mrkdwn(markdown)
     blocks: list[Block] = [header(title)] if title else []
@@ -76,7 +78,7 @@ def markdown_message(markdown: str, *, title: str | None = None, fallback: str) 
     packed, dropped = pack_lines(paragraphs, max_blocks=MAX_BLOCKS - len(blocks) - 1, max_chars=BODY_CHARS)
     blocks.extend(packed)
     if dropped:
-        blocks.append(context(":scissors: " + escape_mrkdwn(label("cut", "en"))))
+        blocks.append(context(":scissors: " + escape_mrkdwn(label("cut", lang))))
     return SlackMessage(text=fallback_text(fallback), blocks=blocks, truncated=bool(dropped))
 
 

@@ -123,7 +123,8 @@ def answer_modal(*, pending_id: str, prompt: str, lang: str, initial: str | None
     return {
         "type": "modal",
         "callback_id": ANSWER_VIEW,
-        "private_metadata": json.dumps({"pending": pending_id}),
+        # The language comes back with the submission (a bad value is explained in it).
+        "private_metadata": json.dumps({"pending": pending_id, "lang": lang}),
         "title": plain_text(label("modal_title", lang), limit=MAX_MODAL_TITLE),
         "submit": plain_text(label("modal_submit", lang), limit=MAX_MODAL_TITLE),
         "close": plain_text(label("modal_close", lang), limit=MAX_MODAL_TITLE),
@@ -162,7 +163,7 @@ def log_link_modal(*, ref: str, lang: str, initial_task: str | None) -> dict[str
     return {
         "type": "modal",
         "callback_id": LOG_LINK_VIEW,
-        "private_metadata": json.dumps({"thread": ref}),
+        "private_metadata": json.dumps({"thread": ref, "lang": lang}),
         "title": plain_text(label("log_link_title", lang), limit=MAX_MODAL_TITLE),
         "submit": plain_text(label("modal_submit", lang), limit=MAX_MODAL_TITLE),
         "close": plain_text(label("modal_close", lang), limit=MAX_MODAL_TITLE),

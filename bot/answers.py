@@ -11,7 +11,7 @@ from blocks.progress import progress_message
 from blocks.prompts import answered_message, cancelled_message
 from bot import access
 from bot.audit import audit
-from bot.conversation import Conversation, ui_lang
+from bot.conversation import Conversation, channel_lang, ui_lang
 from bot.messaging import try_post, update
 from bot.services import BotServices
 from bot.slack_client import Notifier
@@ -34,7 +34,9 @@ class Answers:
         pending = services.store.take_pending(pending_id)
         if pending is None or pending.kind != "question" or pending.question is None:
             if channel:
-                Notifier(client, channel=channel, user=user).tell(notice(label("already_answered", "en")))
+                Notifier(client, channel=channel, user=user).tell(
+                    notice(label("already_answered", channel_lang(services, channel)))
+                )
             return
         place = pending.place
         labels = ui_lang(
@@ -129,7 +131,9 @@ class Answers:
         services = self.services
         pending = services.store.take_pending(pending_id)
         if pending is None or pending.kind != "retry" or pending.place.channel != channel:
-            Notifier(client, channel=channel, user=user).tell(notice(label("already_answered", "en")))
+            Notifier(client, channel=channel, user=user).tell(
+                notice(label("already_answered", channel_lang(services, channel)))
+            )
             return
         place = pending.place
         labels = ui_lang(

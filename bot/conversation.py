@@ -69,6 +69,11 @@ def ui_lang(services: BotServices, *, platform: str | None, channel: str, explic
     return DEFAULT_LANG.get(platform or "", "en")
 
 
+def channel_lang(services: BotServices, channel: str | None) -> str:
+    """Labels for a message about no request in particular: the channel's language, else English."""
+    return (services.policy.lang_for(channel) if channel else None) or "en"
+
+
 def engine_lang(services: BotServices, *, channel: str, explicit: str | None) -> str | None:
     return explicit or services.policy.lang_for(channel)
 

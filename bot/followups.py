@@ -124,7 +124,7 @@ class FollowUps:
         if markdown is None:
             message = notice(label("explain_none", lang, code=code))
         else:
-            message = markdown_message(markdown, fallback=f"exit code {code}")
+            message = markdown_message(markdown, fallback=f"exit code {code}", lang=lang)
         notifier = Notifier(
             client, channel=asker.channel, user=asker.user, thread_ts=asker.thread_ts, respond=asker.respond
         )

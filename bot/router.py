@@ -7,6 +7,7 @@ from slack_sdk import WebClient
 from blocks.labels import label
 from blocks.messages import notice, usage_message
 from bot.audit import audit
+from bot.conversation import channel_lang
 from bot.grammar import DiagnoseCommand, ExplainCommand, HelpCommand, ScanCommand, UsageProblem
 from bot.mentions import parse_follow_up, parse_mention
 from bot.messaging import try_post
@@ -59,7 +60,10 @@ def route_text(
             is None
         ):
             try_post(
-                client, channel=asker.channel, thread_ts=asker.thread_ts, message=notice(label("busy", "en"))
+                client,
+                channel=asker.channel,
+                thread_ts=asker.thread_ts,
+                message=notice(label("busy", channel_lang(runtime.services, asker.channel))),
             )
         return
     if not mentioned:
@@ -70,7 +74,7 @@ def route_text(
             client,
             channel=asker.channel,
             thread_ts=asker.thread_ts,
-            message=notice(label("no_thread_record", "en")),
+            message=notice(label("no_thread_record", channel_lang(runtime.services, asker.channel))),
         )
         return
     problem = command.problem if isinstance(command, UsageProblem) else None

@@ -70,7 +70,8 @@ def test_modals_are_valid_views() -> None:
     assert_view_within_limits(answer_modal(pending_id="p1", prompt="Which cluster? " * 300, lang="en"))
     view = log_link_modal(ref="C1|1.2", lang="zh", initial_task="worker-0")
     assert_view_within_limits(view)
-    assert json.loads(view["private_metadata"]) == {"thread": "C1|1.2"}
+    assert json.loads(view["private_metadata"]) == {"thread": "C1|1.2", "lang": "zh"}
+    assert view["title"]["text"] == "完整日志链接", "the modal speaks the thread's language"
 
 
 def test_answered_and_log_link_messages_escape_names() -> None:

@@ -11,7 +11,7 @@ from slack_sdk.errors import SlackClientError
 from blocks.labels import label
 from blocks.messages import notice
 from blocks.prompts import answer_modal
-from bot.conversation import ui_lang
+from bot.conversation import channel_lang, ui_lang
 from bot.listeners.actions.common import clicker
 from bot.runtime import runtime_of
 from bot.slack_client import Notifier, slack_error
@@ -26,7 +26,8 @@ def answer_other(
     pending = runtime.services.store.get_pending(str(action.get("value") or ""))
     if pending is None or pending.question is None:
         runtime.services.worker.chat(
-            Notifier(client, channel=channel, user=user).tell, notice(label("already_answered", "en"))
+            Notifier(client, channel=channel, user=user).tell,
+            notice(label("already_answered", channel_lang(runtime.services, channel))),
         )
         return
     lang = ui_lang(

@@ -13,7 +13,7 @@ from slack_sdk.errors import SlackClientError
 from blocks.labels import label
 from blocks.messages import notice
 from blocks.prompts import log_link_modal
-from bot.conversation import ui_lang
+from bot.conversation import channel_lang, ui_lang
 from bot.listeners.actions.common import clicker
 from bot.runtime import runtime_of
 from bot.slack_client import Notifier, slack_error
@@ -32,7 +32,8 @@ def log_link(
     record = runtime.services.store.get_thread(channel, thread_ts)
     if record is None:
         runtime.services.worker.chat(
-            Notifier(client, channel=channel, user=user).tell, notice(label("no_thread_record", "en"))
+            Notifier(client, channel=channel, user=user).tell,
+            notice(label("no_thread_record", channel_lang(runtime.services, channel))),
         )
         return
     found = _TASK.search(json.dumps(record.diagnosis, ensure_ascii=False))

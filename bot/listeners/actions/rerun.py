@@ -9,6 +9,7 @@ from slack_sdk import WebClient
 
 from blocks.labels import label
 from blocks.messages import notice
+from bot.conversation import channel_lang
 from bot.listeners.actions.common import clicker
 from bot.runtime import runtime_of
 from bot.services import Asker
@@ -24,7 +25,8 @@ def rerun(
     record = runtime.services.store.get_thread(channel, str(action.get("value") or ""))
     if record is None:
         runtime.services.worker.chat(
-            Notifier(client, channel=channel, user=user).tell, notice(label("no_thread_record", "en"))
+            Notifier(client, channel=channel, user=user).tell,
+            notice(label("no_thread_record", channel_lang(runtime.services, channel))),
         )
         return
     runtime.services.worker.chat(

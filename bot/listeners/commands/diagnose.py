@@ -10,6 +10,7 @@ from slack_sdk import WebClient
 from blocks.labels import label
 from blocks.messages import usage_message
 from bot.audit import audit
+from bot.conversation import channel_lang
 from bot.grammar import DiagnoseCommand, ExplainCommand, ScanCommand, UsageProblem, parse_command
 from bot.runtime import runtime_of
 from bot.services import Asker
@@ -45,4 +46,4 @@ def diagnose_command(
     elif isinstance(parsed, ExplainCommand):
         worker.chat(runtime.followups.explain, client, parsed.code, asker)
     elif worker.diagnosis(runtime.followups.scan, client, parsed.platform, parsed.region, asker) is None:
-        respond(text=label("busy", "en"), response_type="ephemeral")
+        respond(text=label("busy", channel_lang(runtime.services, asker.channel)), response_type="ephemeral")

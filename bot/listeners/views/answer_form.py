@@ -18,7 +18,10 @@ def answer_form(
 ) -> None:
     value = submitted_value(view)
     if not IDENTIFIER.match(value):
-        ack(response_action="errors", errors={ANSWER_INPUT_BLOCK: label("modal_invalid", "en")})
+        ack(
+            response_action="errors",
+            errors={ANSWER_INPUT_BLOCK: label("modal_invalid", str(metadata(view).get("lang") or "en"))},
+        )
         return
     ack()
     pending_id = str(metadata(view).get("pending") or "")

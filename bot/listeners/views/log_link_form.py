@@ -18,7 +18,10 @@ def log_link_form(
 ) -> None:
     task = submitted_value(view)
     if not IDENTIFIER.match(task):
-        ack(response_action="errors", errors={ANSWER_INPUT_BLOCK: label("modal_invalid", "en")})
+        ack(
+            response_action="errors",
+            errors={ANSWER_INPUT_BLOCK: label("modal_invalid", str(metadata(view).get("lang") or "en"))},
+        )
         return
     ack()
     channel, _, thread_ts = str(metadata(view).get("thread") or "").partition("|")
