@@ -21,6 +21,7 @@ from tests.bot.harness import running_bot
 from tests.fakes.slack_api import Call, FakeSlackApi
 
 DEMO = BundlesBackend(BUILTIN_BUNDLES)
+LISTING_OPS = ("ListTrainingJobs", "list_workloads")
 
 
 def candidate_questions() -> list[tuple[str, Bundle, int, str]]:
@@ -28,6 +29,8 @@ def candidate_questions() -> list[tuple[str, Bundle, int, str]]:
     ends in a question with candidates (its first question: the one the bot asks)."""
     found = []
     for bundle in DEMO.bundles:
+        if not any(exchange.op in LISTING_OPS for exchange in bundle.exchanges):
+            continue  # candidates come from a search by name: no listing, no candidates
         diagnosis = asyncio.run(engine.replay(bundle))
         if diagnosis.outcome != "needs_input" or not diagnosis.questions:
             continue
