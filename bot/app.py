@@ -59,7 +59,7 @@ def build_app(
     app = App(
         client=client,
         signing_secret=signing_secret or "",
-        process_before_response=True,
+        process_before_response=False,
         request_verification_enabled=not socket_mode,
         raise_error_for_unhandled_request=False,
         listener_executor=ThreadPoolExecutor(
