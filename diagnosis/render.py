@@ -18,6 +18,9 @@ _REPORT_MODULES = {"runai": "diagnosis.runai.report", "modelarts": "diagnosis.mo
 
 # Outside code spans, what makes a link, an image, an autolink or raw HTML (and the escape itself).
 _ACTIVE_MARKDOWN = re.compile(r"([\\<>\[\]])")
+# Direction overrides, embeddings, isolates and marks reorder the text after them (Trojan Source):
+# the report shows a visible replacement character in their place.
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
 _CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)", re.DOTALL)
 
 
@@ -50,7 +53,7 @@ def _with_inert_prose(diagnosis: Diagnosis) -> Diagnosis:
 def render_markdown(diagnosis: Diagnosis, *, lang: str) -> str:
     module = importlib.import_module(_REPORT_MODULES[diagnosis.platform])
     text: str = module.render_markdown(_with_inert_prose(mask_diagnosis(diagnosis)), lang=lang)
-    return mask(text)
+    return _BIDI.sub("\ufffd", mask(text))
 
 
 def render_json(diagnosis: Diagnosis) -> str:
