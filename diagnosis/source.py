@@ -80,7 +80,9 @@ class Answer(BaseModel):
         code = self.error_code()
         if code and code != str(self.status):
             parts.append(code)
-        message = self.error_message()
+        # The platform's words, quoted into prose: on one line, so that they cannot open a code
+        # block, a list or a heading of their own in a report.
+        message = " ".join((self.error_message() or "").split())
         text = " ".join(parts)
         return f"{text}: {message}" if message else text
 
