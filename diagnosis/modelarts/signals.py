@@ -372,7 +372,9 @@ def preview_signals(task: str, preview: Preview) -> list[Signal]:
 def oom_hint(previews: Sequence[Preview]) -> bool:
     """Rulings M6: evidence of host memory exhaustion at the end of a log (`Killed`, …)."""
     for preview in previews:
-        tail = preview.content[-20_000:].splitlines()[-50:]
+        # The last 50 lines whatever their length: one very long line (a tensor dump) must not
+        # push the `Killed` before it out of view.
+        tail = preview.content.rstrip("\n").rsplit("\n", 50)[-50:]
         if any(rules.OOM_HINT.search(line) for line in tail):
             return True
     return False
