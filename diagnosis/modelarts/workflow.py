@@ -15,15 +15,17 @@ Pure: every answer comes through the Source, the clock is the `now` argument.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from diagnosis.i18n import Translator
 from diagnosis.logscan import scan_text
 from diagnosis.modelarts import rules
-from diagnosis.modelarts.listing import SEARCH, JobListing, Source, list_jobs
-from diagnosis.modelarts.messages import CATALOGUE, format_duration
+from diagnosis.modelarts.discovery import discover
+from diagnosis.modelarts.failed_calls import details_failure, first_call_failed, retry_step, search_failed
+from diagnosis.modelarts.listing import JobListing, Source, list_jobs
+from diagnosis.modelarts.messages import format_duration
+from diagnosis.modelarts.ops import DETAILS, EVENTS, PREVIEW, STAGES
 from diagnosis.modelarts.parse import (
     Job,
     Preview,
@@ -36,7 +38,9 @@ from diagnosis.modelarts.parse import (
     parse_preview,
     parse_stages,
 )
+from diagnosis.modelarts.permission import permission_denied
 from diagnosis.modelarts.routes import EVENTS_PAGE_SIZE
+from diagnosis.modelarts.run import Run, aware
 from diagnosis.modelarts.signals import (
     ANALYSIS_RULE,
     Signal,
@@ -48,34 +52,22 @@ from diagnosis.modelarts.signals import (
     preview_signals,
     shorten,
 )
+from diagnosis.modelarts.wording import fill, inline, log_field, secondary_part, strip_end
 from diagnosis.models import (
     Category,
-    Choice,
     Confidence,
     DiagnoseRequest,
     Diagnosis,
     Evidence,
     FaultLevel,
     Measurements,
-    Outcome,
-    Question,
     Recommendation,
-    Target,
 )
 from diagnosis.source import Answer
 from diagnosis.timeutil import iso
 
 __all__ = ["JobListing", "Source", "diagnose", "list_jobs", "listing_failure"]
 
-DETAILS = "ShowTrainingJobDetails"
-EVENTS = "ListTrainingJobEvents"
-STAGES = "ListTrainingJobStages"
-PREVIEW = "ShowTrainingJobLogsPreview"
-
-GET_ACTION = "modelarts:trainJob:get"
-LIST_ACTION = "modelarts:trainJob:list"
-# Rulings M1: the documented actions, never the runbook's `trainingJobs:*`; logExport only on demand.
-REQUIRED_ACTIONS = (GET_ACTION, LIST_ACTION)
 
 STOPPED_PHASES = frozenset({"Stopped", "Terminated", "Terminating"})
 NORMAL_PHASES = frozenset({"Completed", "Success", "Succeeded"})
@@ -96,284 +88,45 @@ def listing_failure(
 ) -> Diagnosis:
     """A scan whose job listing failed: permission_denied (M1) or LOW with what to do next."""
     run = _Run(DiagnoseRequest(platform="modelarts", region=region), source, now=now, lang=lang)
-    return run._search_failed(answer, None)
+    return search_failed(run, answer, None)
 
 
-def _is_not_found(answer: Answer) -> bool:
-    return answer.status == 404 or answer.error_code() in ("ModelArts.2775", "ModelArts.0102")
-
-
-def _aware(instant: datetime) -> datetime:
-    return instant if instant.tzinfo else instant.replace(tzinfo=UTC)
-
-
-class _Run:
-    def __init__(self, request: DiagnoseRequest, source: Source, *, now: datetime, lang: str) -> None:
-        self.request = request
-        self.source = source
-        self.now = _aware(now)
-        self.lang = lang
-        self.t = Translator(CATALOGUE, lang)
-        fixed = getattr(source, "fixed_args", {}) or {}
-        self.region: str | None = request.region or fixed.get("region")
-        self.project_id: str | None = fixed.get("project_id")
-        self.job_id: str | None = request.job_id.strip() if request.job_id else None
-        self.job: Job | None = None
-        self.evidence: list[Evidence] = []
-        self.limitations: list[str] = []
-        self.next_steps: list[str] = []
-        self.failed: list[Answer] = []
-        self.denied: list[Answer] = []
-        self.previews_read: dict[str, Preview] = {}
-        self.preview_failed: dict[str, Answer] = {}
-        self.consequences: list[Signal] = []
-
-    # ------------------------------------------------------------------ result builders
-
-    def _target(self) -> Target:
-        job = self.job
-        return Target(
-            job_id=(job.job_id if job and job.job_id else None) or self.job_id,
-            name=job.name if job else None,
-            region=self.region,
-            project_id=self.project_id,
-            phase=job.phase if job else None,
-        )
-
-    def _result(
-        self,
-        outcome: Outcome,
-        *,
-        root_cause: str,
-        category: Category | None = None,
-        confidence: Confidence | None = None,
-        fault_level: FaultLevel | None = None,
-        signature: str | None = None,
-        recommendations: Iterable[Recommendation] = (),
-        questions: Iterable[Question] = (),
-        permissions: Iterable[str] = (),
-        measurements: Measurements | None = None,
-    ) -> Diagnosis:
-        return Diagnosis(
-            platform="modelarts",
-            target=self._target(),
-            outcome=outcome,
-            category=category,
-            signature=signature,
-            confidence=confidence,
-            fault_level=fault_level,
-            root_cause=root_cause,
-            evidence=list(self.evidence),
-            measurements=measurements or Measurements(),
-            recommendations=list(recommendations),
-            limitations=list(dict.fromkeys(self.limitations)),
-            next_steps=list(dict.fromkeys(self.next_steps)),
-            questions=list(questions),
-            permissions=list(permissions),
-        )
-
-    def _cite(
-        self, source: str, field: str | None, text: str, value: float | int | str | None = None
-    ) -> None:
-        self.evidence.append(Evidence(source=source, field=field, text=text, value=value))
-
-    def _cite_failure(self, answer: Answer) -> None:
-        self._cite(
-            answer.op,
-            "error_code" if answer.status is not None else None,
-            answer.describe_failure(),
-            answer.status,
-        )
-
-    def _note_failure(self, answer: Answer, *, what: str) -> None:
-        """A call that gave no usable answer: evidence, limitation, and the denial list (M1)."""
-        self._cite_failure(answer)
-        if answer.denied:
-            self.denied.append(answer)
-        else:
-            self.failed.append(answer)
-        self.limitations.append(
-            self.t("limit.call_failed", op=answer.op, what=what, failure=answer.describe_failure())
-        )
-
+class _Run(Run):
     # ------------------------------------------------------------------ phases
 
     async def execute(self) -> Diagnosis:
         if self.job_id is None:
-            found = await self._discover()
+            found = await discover(self)
             if isinstance(found, Diagnosis):
                 return found
             self.job_id = found
         details = await self.source.fetch(DETAILS, training_job_id=self.job_id)
-        early = self._details_failure(details)
+        early = details_failure(self, details)
         if early is not None:
             return early
         job = parse_job(details.body)
         if job is None:
-            self._cite(DETAILS, None, self.t("evidence.unreadable"))
+            self.cite(DETAILS, None, self.t("evidence.unreadable"))
             self.limitations.append(self.t("limit.details_unreadable"))
-            return self._first_call_failed(details)
+            return first_call_failed(self, details)
         self.job = job
         return await self._assess(job)
-
-    async def _discover(self) -> Diagnosis | str:
-        """Phase 1 with a name (rulings M11), or nothing to go on."""
-        name = (self.request.job_name or "").strip()
-        if not name:
-            self.next_steps.append(self.t("next.give_id_or_name"))
-            return self._result(
-                "needs_input",
-                root_cause=self.t("root.needs_identifier"),
-                questions=[Question(key="job_id", prompt=self.t("question.identifier"))],
-            )
-        listing = await list_jobs(self.source, name=name, t=self.t)
-        if listing.failure is not None:
-            return self._search_failed(listing.failure, name)
-        self.limitations.extend(listing.limitations)
-        matches = [job for job in listing.jobs if job.name == name]
-        if not matches:
-            everything = await list_jobs(self.source, t=self.t)
-            if everything.failure is not None:
-                return self._search_failed(everything.failure, name)
-            self.limitations.extend(everything.limitations)
-            wanted = name.lower()
-            matches = [job for job in everything.jobs if wanted in (job.name or "").lower()]
-        if len(matches) == 1 and matches[0].job_id:
-            self._cite(SEARCH, "items[].metadata.name", matches[0].name or "?", 1)
-            return matches[0].job_id
-        region = self.region or "?"
-        if not matches:
-            self._cite(SEARCH, "items[].metadata.name", self.t("evidence.no_name_match", name=name), 0)
-            self.next_steps.append(self.t("next.check_name_region", region=region))
-            return self._result(
-                "not_found", root_cause=self.t("root.name_not_found", name=name, region=region)
-            )
-        self._cite(
-            SEARCH, "items[].metadata.name", ", ".join(job.name or "?" for job in matches), len(matches)
-        )
-        choices = [
-            Choice(
-                value=job.job_id or "",
-                label=self.t(
-                    "choice.job",
-                    name=job.name or "?",
-                    job_id=job.job_id or "?",
-                    phase=job.phase or "?",
-                    created=iso(job.create_time) if job.create_time else "?",
-                ),
-            )
-            for job in matches
-            if job.job_id
-        ]
-        return self._result(
-            "needs_input",
-            root_cause=self.t("root.several_matches", count=len(choices), name=name),
-            questions=[
-                Question(key="job_id", prompt=self.t("question.which_job", name=name), choices=choices)
-            ],
-        )
-
-    def _search_failed(self, answer: Answer, name: str | None) -> Diagnosis:
-        self._cite_failure(answer)
-        if answer.denied:
-            return self._permission_denied(answer)
-        self.limitations.append(self.t("limit.search_failed", failure=answer.describe_failure()))
-        reason = self.t("reason.search_failed", name=name) if name else self.t("reason.scan_failed")
-        self.next_steps.append(self._retry_step(answer, op=SEARCH, reason=reason))
-        if name:
-            self.next_steps.append(self.t("next.use_job_id"))
-        self.next_steps.append(self._direction_for_failure(answer))
-        return self._result(
-            "diagnosed",
-            category="UNKNOWN",
-            confidence="LOW",
-            fault_level="Suspected",
-            root_cause=self.t("root.insufficient"),
-        )
-
-    def _details_failure(self, answer: Answer) -> Diagnosis | None:
-        if answer.ok:
-            return None
-        self._cite_failure(answer)
-        if _is_not_found(answer):
-            region = self.region or "?"
-            self.next_steps.append(self.t("next.check_id_region", region=region))
-            return self._result(
-                "not_found",
-                root_cause=self.t("root.id_not_found", job_id=self.job_id or "?", region=region),
-            )
-        if answer.denied:
-            return self._permission_denied(answer)
-        self.limitations.append(self.t("limit.details_failed", failure=answer.describe_failure()))
-        return self._first_call_failed(answer)
-
-    def _first_call_failed(self, answer: Answer) -> Diagnosis:
-        """Rulings M12: 5xx or timeout on the first call: UNKNOWN, LOW, retry later or open a ticket."""
-        self.next_steps.append(self._retry_step(answer, op=DETAILS, reason=self.t("reason.details_failed")))
-        self.next_steps.append(self._direction_for_failure(answer))
-        return self._result(
-            "diagnosed",
-            category="UNKNOWN",
-            confidence="LOW",
-            fault_level="Suspected",
-            root_cause=self.t("root.insufficient"),
-        )
-
-    def _retry_step(self, answer: Answer, *, op: str, reason: str) -> str:
-        if answer.status is None:
-            return self.t("next.retry_after_timeout", op=op, failure=answer.describe_failure(), reason=reason)
-        return self.t("next.retry_later", op=op, failure=answer.describe_failure(), reason=reason)
-
-    def _direction_for_failure(self, answer: Answer) -> str:
-        if answer.status is None:
-            return self.t("direction.network", failure=answer.describe_failure())
-        request_id = answer.request_id or (
-            answer.body.get("request_id") if isinstance(answer.body, dict) else None
-        )
-        if request_id:
-            return self.t("direction.ticket_with_request_id", request_id=request_id, status=answer.status)
-        return self.t("direction.ticket", status=answer.status)
-
-    def _permission_denied(self, answer: Answer) -> Diagnosis:
-        """Rulings M1: stop, list the documented read-only actions, and a minimal policy (in the report)."""
-        first = answer.op in (DETAILS, SEARCH) and len(self.source.calls) <= 1
-        code = answer.error_code() or str(answer.status)
-        key = "root.denied_first" if first else "root.denied_later"
-        root = self.t(key, op=answer.op, status=answer.status, code=code)
-        if first:
-            self.limitations.append(self.t("limit.denied_first", op=answer.op, status=answer.status))
-        else:
-            self.limitations.append(self.t("limit.denied_later", op=answer.op, status=answer.status))
-        if answer.status == 401:
-            self.next_steps.append(self.t("next.check_keys"))
-        self.next_steps.append(self.t("next.rerun_after_grant"))
-        return self._result(
-            "permission_denied",
-            confidence="LOW",
-            root_cause=root,
-            recommendations=[
-                Recommendation(
-                    text=self.t("fix.grant_policy", region=self.region or "?"), changes_resources=True
-                )
-            ],
-            permissions=REQUIRED_ACTIONS,
-        )
 
     async def _assess(self, job: Job) -> Diagnosis:
         """Phase 2: the phase table (modelarts-runbook.md, rulings M8-M10)."""
         phase = job.phase
-        self._cite(DETAILS, "status.phase", phase or "null")
+        self.cite(DETAILS, "status.phase", phase or "null")
         if job.secondary_phase and job.secondary_phase != phase:
-            self._cite(DETAILS, "status.secondary_phase", job.secondary_phase)
+            self.cite(DETAILS, "status.secondary_phase", job.secondary_phase)
         if job.is_fault:
             return await self._fault(job)
         if phase in STOPPED_PHASES:
-            return self._result(
+            return self.result(
                 "out_of_scope",
-                root_cause=self.t("root.stopped", phase=phase, secondary=self._secondary(job)),
+                root_cause=self.t("root.stopped", phase=phase, secondary=secondary_part(self.t, job)),
             )
         if phase in NORMAL_PHASES:
-            return self._result(
+            return self.result(
                 "not_a_failure",
                 fault_level="Normal",
                 root_cause=self.t("root.completed", phase=phase),
@@ -382,26 +135,21 @@ class _Run:
             return await self._running(job)
         if phase in OBSERVE_PHASES:
             self.next_steps.append(self.t("next.look_again"))
-            return self._result("observe", root_cause=self.t("root.creating", phase=phase))
+            return self.result("observe", root_cause=self.t("root.creating", phase=phase))
         if phase == "Pending":
             return await self._pending(job)
         if phase is None:
             self.limitations.append(self.t("limit.no_phase"))
             self.next_steps.append(self.t("next.retry_details", reason=self.t("reason.no_phase")))
             self.next_steps.append(self.t("direction.console"))
-            return self._result(
+            return self.result(
                 "diagnosed",
                 category="UNKNOWN",
                 confidence="LOW",
                 fault_level="Suspected",
                 root_cause=self.t("root.insufficient"),
             )
-        return self._result("out_of_scope", root_cause=self.t("root.other_phase", phase=phase))
-
-    def _secondary(self, job: Job) -> str:
-        if job.secondary_phase and job.secondary_phase != job.phase:
-            return self.t("phase.secondary", secondary=job.secondary_phase)
-        return ""
+        return self.result("out_of_scope", root_cause=self.t("root.other_phase", phase=phase))
 
     # ------------------------------------------------------------------ the fault path
 
@@ -437,12 +185,12 @@ class _Run:
         named_fields = {signal.field for signal in named}
         for status in job.task_statuses:
             if status.message and f"{status.path}.message" not in named_fields:
-                self._cite(DETAILS, f"{status.path}.message", shorten(status.message))
+                self.cite(DETAILS, f"{status.path}.message", shorten(status.message))
 
     def _cite_exit_codes(self, job: Job) -> None:
         for status in job.task_statuses:
             if status.exit_code is not None:
-                self._cite(DETAILS, f"{status.path}.exit_code", str(status.exit_code), status.exit_code)
+                self.cite(DETAILS, f"{status.path}.exit_code", str(status.exit_code), status.exit_code)
 
     async def _error_events(self) -> Answer:
         return await self._events(level="Error")
@@ -496,34 +244,32 @@ class _Run:
     def _read_events(self, answer: Answer, *, level: str | None) -> list[Signal]:
         """Cite what the events say (or that there are none) and return the signals they give."""
         if not answer.ok:
-            self._note_failure(answer, what=self.t("what.events"))
+            self.note_failure(answer, what=self.t("what.events"))
             return []
         page = parse_events(answer.body)
         if page is None:
-            self._cite(EVENTS, None, self.t("evidence.unreadable"))
+            self.cite(EVENTS, None, self.t("evidence.unreadable"))
             self.limitations.append(self.t("limit.unreadable", op=EVENTS))
             return []
         shown = page.total if page.total is not None else len(page.events)
         filter_text = f"level={level}" if level else self.t("evidence.all_levels")
         if not page.events:
-            self._cite(
-                EVENTS, "total", self.t("evidence.event_total", total=shown, filter=filter_text), shown
-            )
+            self.cite(EVENTS, "total", self.t("evidence.event_total", total=shown, filter=filter_text), shown)
             return []
         signals = event_signals(page.events, level=level)
         if not signals:
             unmatched = self.t("evidence.event_total_unmatched", total=shown, filter=filter_text)
-            self._cite(EVENTS, "total", unmatched, shown)
-            self._cite(EVENTS, page.events[0].path, shorten(page.events[0].message))
+            self.cite(EVENTS, "total", unmatched, shown)
+            self.cite(EVENTS, page.events[0].path, shorten(page.events[0].message))
         return signals
 
     def _read_stages(self, answer: Answer) -> Stages | None:
         if not answer.ok:
-            self._note_failure(answer, what=self.t("what.stages"))
+            self.note_failure(answer, what=self.t("what.stages"))
             return None
         stages = parse_stages(answer.body)
         if stages is None:
-            self._cite(STAGES, None, self.t("evidence.unreadable"))
+            self.cite(STAGES, None, self.t("evidence.unreadable"))
             self.limitations.append(self.t("limit.unreadable", op=STAGES))
         return stages
 
@@ -541,7 +287,7 @@ class _Run:
         for task, answer in zip(tasks, answers, strict=True):
             if not answer.ok:
                 self.preview_failed[task] = answer
-                self._cite_failure(answer)
+                self.cite_failure(answer)
                 (self.denied if answer.denied else self.failed).append(answer)
                 self.limitations.append(
                     self.t("limit.preview_failed", task=task, failure=answer.describe_failure())
@@ -574,7 +320,7 @@ class _Run:
         last = shorten(lines[-1].strip(), 160) if lines else ""
         key = "evidence.preview_clean" if lines else "evidence.preview_empty"
         size = preview.current_size if preview.current_size is not None else len(preview.content.encode())
-        self._cite(PREVIEW, _log_field(preview.content_field, task), self.t(key, last=last), size)
+        self.cite(PREVIEW, log_field(preview.content_field, task), self.t(key, last=last), size)
 
     # ------------------------------------------------------------------ phase 4
 
@@ -594,7 +340,7 @@ class _Run:
         if winner is not None and winner.direct and not winner.consequence:
             return self._diagnosed_direct(job, winner, signals)
         if self.denied and winner is None:
-            return self._permission_denied(self.denied[0])
+            return permission_denied(self, self.denied[0])
         if winner is not None:
             # Only a consequence (or an indirect line) names a category: most likely, not certain.
             return self._diagnosed_indirect(job, winner)
@@ -614,7 +360,7 @@ class _Run:
     ) -> list[Recommendation]:
         recommendations = []
         engine = self.job.engine_name if self.job is not None else None
-        filled = {"framework": engine or self.t("label.framework"), **_fill(values)}
+        filled = {"framework": engine or self.t("label.framework"), **fill(values)}
         for fix in rule_fixes:
             text = self.t(f"fix.{fix.key}", **filled)
             if medium:
@@ -623,11 +369,11 @@ class _Run:
         return recommendations
 
     def _root_for(self, signal: Signal, job: Job) -> str:
-        values = _fill(signal.values)
+        values = fill(signal.values)
         if signal.values.get("file"):
             values["where"] = self.t("where.file", file=signal.values["file"])
         if signal.rule is ANALYSIS_RULE:
-            meaning = _strip_end(signal.line)
+            meaning = strip_end(signal.line)
         else:
             meaning = self.t(signal.rule.meaning_key, **values)
         task = signal.task or "?"
@@ -646,7 +392,7 @@ class _Run:
             field=signal.field,
             task=task,
             exit_part=exit_part,
-            line=_inline(signal.line),
+            line=inline(signal.line),
             meaning=meaning,
             time=iso(signal.timestamp)
             if signal.timestamp and signal.timestamp.tzinfo
@@ -658,7 +404,7 @@ class _Run:
         if not any(
             e.source == signal.source and e.field == label and e.text == signal.excerpt for e in self.evidence
         ):
-            self._cite(signal.source, label, signal.excerpt)
+            self.cite(signal.source, label, signal.excerpt)
 
     def _diagnosed_direct(self, job: Job, winner: Signal, signals: list[Signal]) -> Diagnosis:
         self._order_evidence_with(winner)
@@ -676,7 +422,7 @@ class _Run:
             root += self.t(
                 "root.consequence_suffix",
                 tasks=self.t("label.list_sep").join(f"`{task}`" for task in tasks),
-                line=_inline(shorten(self.consequences[0].line, 120)),
+                line=inline(shorten(self.consequences[0].line, 120)),
             )
             for consequence in self.consequences:
                 self._cite_signal(consequence)
@@ -685,7 +431,7 @@ class _Run:
             # The platform's own solution first; the rule's plans after it.
             platform_fix = Recommendation(text=winner.values["solution"].strip(), changes_resources=True)
             recommendations = [platform_fix, *recommendations]
-        return self._result(
+        return self.result(
             "diagnosed",
             category=winner.category,
             confidence="HIGH",
@@ -713,7 +459,7 @@ class _Run:
 
     def _field_label(self, signal: Signal) -> str:
         if signal.kind == "log" and signal.task:
-            return _log_field(signal.field, signal.task)
+            return log_field(signal.field, signal.task)
         return signal.field
 
     def _diagnosed_indirect(self, job: Job, winner: Signal) -> Diagnosis:
@@ -723,7 +469,7 @@ class _Run:
         if winner.consequence:
             root += self.t("root.consequence_only")
             self.next_steps.append(self.t("next.find_first_failure"))
-        return self._result(
+        return self.result(
             "diagnosed",
             category=winner.category,
             confidence="MEDIUM",
@@ -763,7 +509,7 @@ class _Run:
         recommendations = self._recommendations(fixes, {}, medium=True)
         if not recommendations:
             self._exit_code_next_steps(failing)
-        return self._result(
+        return self.result(
             "diagnosed",
             category=category,
             confidence="MEDIUM",
@@ -777,7 +523,7 @@ class _Run:
     def _message_part(self, status: TaskStatus) -> str:
         if not status.message:
             return self.t("root.message_empty")
-        return self.t("root.message_vague", message=_inline(shorten(status.message, 120)))
+        return self.t("root.message_vague", message=inline(shorten(status.message, 120)))
 
     def _exit_code_next_steps(self, status: TaskStatus) -> None:
         task = status.task or "?"
@@ -789,12 +535,12 @@ class _Run:
     def _stage_evidence(self, stages: Stages) -> Diagnosis | None:
         """Cite the stages; a stage still open for more than 1 hour on a faulty job is where it is stuck."""
         if not stages.stages:
-            self._cite(STAGES, "running_records", self.t("evidence.no_stages"))
+            self.cite(STAGES, "running_records", self.t("evidence.no_stages"))
             return None
         open_stage = stages.open_stage()
         if open_stage is None:
             cited = next((s for s in stages.stages if s.name == "running"), stages.stages[-1])
-            self._cite(
+            self.cite(
                 STAGES,
                 f"{cited.path}.{cited.end_field}",
                 self.t(
@@ -806,7 +552,7 @@ class _Run:
             )
             return None
         age = self._stage_age(open_stage)
-        self._cite(
+        self.cite(
             STAGES,
             f"{open_stage.path}.start_time" if open_stage.status is None else f"{open_stage.path}.status",
             self.t("evidence.stage_open", name=open_stage.name, start=open_stage.start_text or "?"),
@@ -814,7 +560,7 @@ class _Run:
         )
         if age is None or age <= STALL_AGE or self.job is None:
             return None
-        return self._result(
+        return self.result(
             "diagnosed",
             category="JOB_STALLED",
             confidence="MEDIUM",
@@ -869,7 +615,7 @@ class _Run:
                         failure=f"HTTP {answer.status}"
                         if answer.status is not None
                         else answer.describe_failure(),
-                        message=f"`{_inline(shorten(message, 120))}`"
+                        message=f"`{inline(shorten(message, 120))}`"
                         if message
                         else self.t("reason.no_message_short"),
                     ),
@@ -878,7 +624,7 @@ class _Run:
         for failed in self.failed:
             if failed.op in (EVENTS, STAGES):
                 self.next_steps.append(
-                    self._retry_step(failed, op=failed.op, reason=self.t(f"reason.{failed.op}_failed"))
+                    retry_step(self, failed, op=failed.op, reason=self.t(f"reason.{failed.op}_failed"))
                 )
         for task in tasks or ["?"]:
             reason_key = (
@@ -889,10 +635,10 @@ class _Run:
         if events_empty:
             self.next_steps.append(self.t("next.warning_events"))
         if message:
-            self.next_steps.append(self.t("direction.vague_message", message=_inline(shorten(message, 120))))
+            self.next_steps.append(self.t("direction.vague_message", message=inline(shorten(message, 120))))
         else:
             self.next_steps.append(self.t("direction.no_message"))
-        return self._result(
+        return self.result(
             "diagnosed",
             category="UNKNOWN",
             confidence="LOW",
@@ -928,7 +674,7 @@ class _Run:
         for task, answer in zip(tasks, preview_answers, strict=True):
             if not answer.ok:
                 self.preview_failed[task] = answer
-                self._cite_failure(answer)
+                self.cite_failure(answer)
                 (self.denied if answer.denied else self.failed).append(answer)
                 self.limitations.append(
                     self.t("limit.preview_failed", task=task, failure=answer.describe_failure())
@@ -943,24 +689,24 @@ class _Run:
             if latest is None:
                 continue
             if latest.has_offset:
-                reading = TimeReading(latest.text, (_aware(latest.value),))
+                reading = TimeReading(latest.text, (aware(latest.value),))
             else:
                 naive = latest.value.replace(tzinfo=UTC)
                 reading = TimeReading(latest.text, (naive, naive - timedelta(hours=8)))
             newest.append(reading)
-            self._cite(
+            self.cite(
                 PREVIEW,
-                _log_field(preview.content_field, task),
+                log_field(preview.content_field, task),
                 self.t("evidence.latest_log_line", text=latest.text),
             )
         open_stage = stages.open_stage() if stages is not None else None
         stage_age: timedelta | None = None
         if stages is not None:
             if open_stage is None:
-                self._cite(STAGES, "running_records", self.t("evidence.no_open_stage"))
+                self.cite(STAGES, "running_records", self.t("evidence.no_open_stage"))
             else:
                 stage_age = self._stage_age(open_stage)
-                self._cite(
+                self.cite(
                     STAGES,
                     f"{open_stage.path}.start_time"
                     if open_stage.status is None
@@ -976,7 +722,7 @@ class _Run:
             and log_age is not None
             and log_age > STALL_AGE
         ):
-            return self._result(
+            return self.result(
                 "diagnosed",
                 category="JOB_STALLED",
                 confidence="MEDIUM",
@@ -996,14 +742,14 @@ class _Run:
                 measurements=Measurements(),
             )
         if self.denied:
-            return self._permission_denied(self.denied[0])
+            return permission_denied(self, self.denied[0])
         if not newest and self.previews_read:
             self.limitations.append(self.t("limit.no_log_timestamp"))
         elif not self.previews_read and tasks:
             self.limitations.append(self.t("limit.no_log_read"))
         if not tasks:
             self.limitations.append(self.t("limit.no_task_ids"))
-        return self._result(
+        return self.result(
             "not_a_failure",
             fault_level="Normal",
             root_cause=self._running_root(open_stage, stage_age, log_age),
@@ -1048,20 +794,22 @@ class _Run:
         if created is None:
             self.limitations.append(self.t("limit.no_create_time"))
             self.next_steps.append(self.t("next.look_again"))
-            return self._result(
+            return self.result(
                 "observe",
-                root_cause=self.t("root.pending", phase=job.phase, secondary=self._secondary(job), age="?"),
+                root_cause=self.t(
+                    "root.pending", phase=job.phase, secondary=secondary_part(self.t, job), age="?"
+                ),
             )
-        age = self.now - _aware(created)
-        self._cite(DETAILS, "metadata.create_time", iso(created), int(age.total_seconds()))
+        age = self.now - aware(created)
+        self.cite(DETAILS, "metadata.create_time", iso(created), int(age.total_seconds()))
         if age <= PENDING_AGE:
             self.next_steps.append(self.t("next.look_again"))
-            return self._result(
+            return self.result(
                 "observe",
                 root_cause=self.t(
                     "root.pending",
                     phase=job.phase,
-                    secondary=self._secondary(job),
+                    secondary=secondary_part(self.t, job),
                     age=format_duration(age, self.lang),
                 ),
             )
@@ -1069,16 +817,16 @@ class _Run:
         signals = [s for s in self._read_events(answer, level=None) if s.category == "RESOURCE_INSUFFICIENT"]
         winner = choose(signals)
         if winner is None and self.denied:
-            return self._permission_denied(self.denied[0])
+            return permission_denied(self, self.denied[0])
         if winner is None:
             self.next_steps.append(self.t("next.look_again"))
             self.next_steps.append(self.t("next.check_pool"))
-            return self._result(
+            return self.result(
                 "observe",
                 root_cause=self.t(
                     "root.pending_long",
                     phase=job.phase,
-                    secondary=self._secondary(job),
+                    secondary=secondary_part(self.t, job),
                     age=format_duration(age, self.lang),
                 ),
             )
@@ -1087,12 +835,12 @@ class _Run:
         root = self.t(
             "root.pending_resources",
             age=format_duration(age, self.lang),
-            line=_inline(winner.line),
-            meaning=self.t(winner.rule.meaning_key, **_fill(winner.values)),
+            line=inline(winner.line),
+            meaning=self.t(winner.rule.meaning_key, **fill(winner.values)),
         )
         if confidence == "MEDIUM":
             root = self.t("root.most_likely", cause=root)
-        return self._result(
+        return self.result(
             "diagnosed",
             category="RESOURCE_INSUFFICIENT",
             confidence=confidence,
@@ -1114,34 +862,3 @@ def _exit_code_of(job: Job, task: str | None) -> int | None:
         if status.exit_code not in (None, 0):
             return status.exit_code
     return None
-
-
-def _log_field(field: str, task: str) -> str:
-    """Evidence field of a log preview: the answer's field and the task it belongs to."""
-    return f"{field} ({task})"
-
-
-def _fill(values: dict[str, str]) -> dict[str, str]:
-    """Template values with a placeholder for anything the matched line did not give."""
-    filled = {
-        "module": "?",
-        "path": "?",
-        "exception": "?",
-        "code": "?",
-        "file": "?",
-        "stage": "?",
-        "where": "",
-    }
-    filled.update({key: value for key, value in values.items() if value})
-    return filled
-
-
-def _inline(text: str | None) -> str:
-    """One line, safe inside a Markdown code span."""
-    if not text:
-        return ""
-    return " ".join(text.split()).replace("`", "'")
-
-
-def _strip_end(text: str) -> str:
-    return text.strip().rstrip("。.")

@@ -1,0 +1,76 @@
+"""The first call (or the name search) gave nothing to go on: not found, denied, or failed (M12).
+
+Rulings M12: a 5xx or a timeout on the first call is UNKNOWN / LOW with a retry step and a
+direction (network, or a ticket quoting the request id). A 404 (or its error codes) is not_found.
+"""
+
+from __future__ import annotations
+
+from diagnosis.modelarts.ops import DETAILS, SEARCH
+from diagnosis.modelarts.permission import permission_denied
+from diagnosis.modelarts.run import Run
+from diagnosis.models import Diagnosis
+from diagnosis.source import Answer
+
+NOT_FOUND_CODES = ("ModelArts.2775", "ModelArts.0102")
+
+
+def is_not_found(answer: Answer) -> bool:
+    return answer.status == 404 or answer.error_code() in NOT_FOUND_CODES
+
+
+def retry_step(run: Run, answer: Answer, *, op: str, reason: str) -> str:
+    if answer.status is None:
+        return run.t("next.retry_after_timeout", op=op, failure=answer.describe_failure(), reason=reason)
+    return run.t("next.retry_later", op=op, failure=answer.describe_failure(), reason=reason)
+
+
+def direction_for_failure(run: Run, answer: Answer) -> str:
+    if answer.status is None:
+        return run.t("direction.network", failure=answer.describe_failure())
+    request_id = answer.request_id or (
+        answer.body.get("request_id") if isinstance(answer.body, dict) else None
+    )
+    if request_id:
+        return run.t("direction.ticket_with_request_id", request_id=request_id, status=answer.status)
+    return run.t("direction.ticket", status=answer.status)
+
+
+def search_failed(run: Run, answer: Answer, name: str | None) -> Diagnosis:
+    """The job search (by name, or the scan's listing) failed on its first page."""
+    t = run.t
+    run.cite_failure(answer)
+    if answer.denied:
+        return permission_denied(run, answer)
+    run.limitations.append(t("limit.search_failed", failure=answer.describe_failure()))
+    reason = t("reason.search_failed", name=name) if name else t("reason.scan_failed")
+    run.next_steps.append(retry_step(run, answer, op=SEARCH, reason=reason))
+    if name:
+        run.next_steps.append(t("next.use_job_id"))
+    run.next_steps.append(direction_for_failure(run, answer))
+    return run.insufficient_result()
+
+
+def details_failure(run: Run, answer: Answer) -> Diagnosis | None:
+    """`ShowTrainingJobDetails` did not answer: not found, denied (M1) or failed (M12); None if it did."""
+    if answer.ok:
+        return None
+    run.cite_failure(answer)
+    if is_not_found(answer):
+        region = run.region or "?"
+        run.next_steps.append(run.t("next.check_id_region", region=region))
+        return run.result(
+            "not_found",
+            root_cause=run.t("root.id_not_found", job_id=run.job_id or "?", region=region),
+        )
+    if answer.denied:
+        return permission_denied(run, answer)
+    run.limitations.append(run.t("limit.details_failed", failure=answer.describe_failure()))
+    return first_call_failed(run, answer)
+
+
+def first_call_failed(run: Run, answer: Answer) -> Diagnosis:
+    """Rulings M12: 5xx or timeout on the first call: UNKNOWN, LOW, retry later or open a ticket."""
+    run.next_steps.append(retry_step(run, answer, op=DETAILS, reason=run.t("reason.details_failed")))
+    run.next_steps.append(direction_for_failure(run, answer))
+    return run.insufficient_result()

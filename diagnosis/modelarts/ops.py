@@ -1,0 +1,12 @@
+"""The ModelArts operations the workflow reads, by their API names (routes.py maps them to HTTP)."""
+
+from __future__ import annotations
+
+from diagnosis.modelarts.listing import SEARCH
+
+DETAILS = "ShowTrainingJobDetails"
+EVENTS = "ListTrainingJobEvents"
+STAGES = "ListTrainingJobStages"
+PREVIEW = "ShowTrainingJobLogsPreview"
+
+__all__ = ["DETAILS", "EVENTS", "PREVIEW", "SEARCH", "STAGES"]
