@@ -16,55 +16,47 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
-from typing import Any
+from datetime import datetime
 
-from diagnosis.logscan import scan_text
 from diagnosis.modelarts import rules
+from diagnosis.modelarts.causes import measurements, recommendations, root_for
+from diagnosis.modelarts.citations import cite_signal, cite_winner
 from diagnosis.modelarts.discovery import discover
+from diagnosis.modelarts.events import fetch_events, read_events
 from diagnosis.modelarts.failed_calls import details_failure, first_call_failed, retry_step, search_failed
+from diagnosis.modelarts.fault_level import fault_level
 from diagnosis.modelarts.listing import JobListing, Source, list_jobs
-from diagnosis.modelarts.messages import format_duration
-from diagnosis.modelarts.ops import DETAILS, EVENTS, PREVIEW, STAGES
+from diagnosis.modelarts.ops import DETAILS, EVENTS, STAGES
 from diagnosis.modelarts.parse import (
     Job,
-    Preview,
-    Stage,
     Stages,
     TaskStatus,
-    TimeReading,
-    parse_events,
     parse_job,
-    parse_preview,
-    parse_stages,
 )
+from diagnosis.modelarts.pending import pending_path
 from diagnosis.modelarts.permission import permission_denied
-from diagnosis.modelarts.routes import EVENTS_PAGE_SIZE
-from diagnosis.modelarts.run import Run, aware
+from diagnosis.modelarts.previews import cap_tasks, log_signals
+from diagnosis.modelarts.run import Run
+from diagnosis.modelarts.running import running_path
 from diagnosis.modelarts.signals import (
-    ANALYSIS_RULE,
     Signal,
     choose,
-    event_signals,
     message_signals,
     oom_hint,
     platform_signals,
-    preview_signals,
     shorten,
 )
-from diagnosis.modelarts.wording import fill, inline, log_field, secondary_part, strip_end
+from diagnosis.modelarts.stages import read_stages
+from diagnosis.modelarts.stalled import stuck_stage
+from diagnosis.modelarts.wording import inline, secondary_part
 from diagnosis.models import (
     Category,
-    Confidence,
     DiagnoseRequest,
     Diagnosis,
-    Evidence,
-    FaultLevel,
     Measurements,
     Recommendation,
 )
 from diagnosis.source import Answer
-from diagnosis.timeutil import iso
 
 __all__ = ["JobListing", "Source", "diagnose", "list_jobs", "listing_failure"]
 
@@ -72,11 +64,6 @@ __all__ = ["JobListing", "Source", "diagnose", "list_jobs", "listing_failure"]
 STOPPED_PHASES = frozenset({"Stopped", "Terminated", "Terminating"})
 NORMAL_PHASES = frozenset({"Completed", "Success", "Succeeded"})
 OBSERVE_PHASES = frozenset({"Creating", "Initializing"})
-
-MAX_PREVIEWS = 8  # rulings M4/M8
-MAX_EVENT_PAGES = 10
-STALL_AGE = timedelta(hours=1)  # rulings M8
-PENDING_AGE = timedelta(minutes=30)  # rulings M10
 
 
 async def diagnose(request: DiagnoseRequest, source: Source, *, now: datetime, lang: str) -> Diagnosis:
@@ -132,12 +119,12 @@ class _Run(Run):
                 root_cause=self.t("root.completed", phase=phase),
             )
         if phase == "Running":
-            return await self._running(job)
+            return await running_path(self, job)
         if phase in OBSERVE_PHASES:
             self.next_steps.append(self.t("next.look_again"))
             return self.result("observe", root_cause=self.t("root.creating", phase=phase))
         if phase == "Pending":
-            return await self._pending(job)
+            return await pending_path(self, job)
         if phase is None:
             self.limitations.append(self.t("limit.no_phase"))
             self.next_steps.append(self.t("next.retry_details", reason=self.t("reason.no_phase")))
@@ -163,22 +150,20 @@ class _Run(Run):
             return self._conclude(job, [*from_messages, *from_platform])
 
         events_answer, stages_answer = await asyncio.gather(
-            self._error_events(), self.source.fetch(STAGES, training_job_id=job.job_id or self.job_id)
+            fetch_events(self, level="Error"),
+            self.source.fetch(STAGES, training_job_id=job.job_id or self.job_id),
         )
-        from_events = self._read_events(events_answer, level="Error")
-        stages = self._read_stages(stages_answer)
+        from_events = read_events(self, events_answer, level="Error")
+        stages = read_stages(self, stages_answer)
         signals = [*from_messages, *from_platform, *from_events]
         if not any(signal.direct and not signal.consequence for signal in signals):
             # Extended path (M4): the failing tasks' logs, at most 8, concurrently.
-            signals.extend(await self._log_signals(job, self._failing_tasks(job)))
+            signals.extend(await log_signals(self, job, self._failing_tasks(job)))
         return self._conclude(job, signals, stages=stages, events_read=events_answer)
 
     def _failing_tasks(self, job: Job) -> list[str]:
         failing = [s.task for s in job.task_statuses if s.task and s.exit_code not in (None, 0)]
-        tasks = list(dict.fromkeys(failing)) or job.task_ids
-        if len(tasks) > MAX_PREVIEWS:
-            self.limitations.append(self.t("limit.preview_cap", count=len(tasks), cap=MAX_PREVIEWS))
-        return tasks[:MAX_PREVIEWS]
+        return cap_tasks(self, list(dict.fromkeys(failing)) or job.task_ids)
 
     def _cite_unexplained_messages(self, job: Job, named: Sequence[Signal]) -> None:
         """Messages no rule names are evidence too (e.g. a vague `internal error`)."""
@@ -191,136 +176,6 @@ class _Run(Run):
         for status in job.task_statuses:
             if status.exit_code is not None:
                 self.cite(DETAILS, f"{status.path}.exit_code", str(status.exit_code), status.exit_code)
-
-    async def _error_events(self) -> Answer:
-        return await self._events(level="Error")
-
-    async def _events(self, *, level: str | None) -> Answer:
-        """`ListTrainingJobEvents` (`limit=100`), more pages while `total` says there are more.
-
-        The API documents `offset` both as a page and as an item index: item offsets are asked and
-        duplicates dropped on (time, message), so either reading ends with every event.
-        """
-        args: dict[str, Any] = {"training_job_id": self.job_id, "limit": EVENTS_PAGE_SIZE}
-        if level:
-            args["level"] = level
-        first = await self.source.fetch(EVENTS, **args)
-        if not first.ok:
-            return first
-        page = parse_events(first.body)
-        if page is None or page.total is None or page.total <= len(page.events):
-            return first
-        events = list(first.body.get("events") or []) if isinstance(first.body, dict) else []
-        seen = {
-            (item.get("time") or item.get("occur_time"), item.get("message") or item.get("info"))
-            for item in events
-            if isinstance(item, dict)
-        }
-        for _ in range(MAX_EVENT_PAGES - 1):
-            more = await self.source.fetch(EVENTS, **args, offset=len(events))
-            more_page = parse_events(more.body) if more.ok else None
-            if more_page is None:
-                self.limitations.append(self.t("limit.events_incomplete", read=len(events), total=page.total))
-                break
-            fresh = []
-            for item in more.body.get("events") or [] if isinstance(more.body, dict) else []:
-                key = (
-                    (item.get("time") or item.get("occur_time"), item.get("message") or item.get("info"))
-                    if isinstance(item, dict)
-                    else None
-                )
-                if key is not None and key not in seen:
-                    seen.add(key)
-                    fresh.append(item)
-            if not fresh:
-                break
-            events.extend(fresh)
-            if len(events) >= page.total:
-                break
-        body = dict(first.body)
-        body["events"] = events
-        return first.model_copy(update={"body": body})
-
-    def _read_events(self, answer: Answer, *, level: str | None) -> list[Signal]:
-        """Cite what the events say (or that there are none) and return the signals they give."""
-        if not answer.ok:
-            self.note_failure(answer, what=self.t("what.events"))
-            return []
-        page = parse_events(answer.body)
-        if page is None:
-            self.cite(EVENTS, None, self.t("evidence.unreadable"))
-            self.limitations.append(self.t("limit.unreadable", op=EVENTS))
-            return []
-        shown = page.total if page.total is not None else len(page.events)
-        filter_text = f"level={level}" if level else self.t("evidence.all_levels")
-        if not page.events:
-            self.cite(EVENTS, "total", self.t("evidence.event_total", total=shown, filter=filter_text), shown)
-            return []
-        signals = event_signals(page.events, level=level)
-        if not signals:
-            unmatched = self.t("evidence.event_total_unmatched", total=shown, filter=filter_text)
-            self.cite(EVENTS, "total", unmatched, shown)
-            self.cite(EVENTS, page.events[0].path, shorten(page.events[0].message))
-        return signals
-
-    def _read_stages(self, answer: Answer) -> Stages | None:
-        if not answer.ok:
-            self.note_failure(answer, what=self.t("what.stages"))
-            return None
-        stages = parse_stages(answer.body)
-        if stages is None:
-            self.cite(STAGES, None, self.t("evidence.unreadable"))
-            self.limitations.append(self.t("limit.unreadable", op=STAGES))
-        return stages
-
-    async def _log_signals(self, job: Job, tasks: Sequence[str]) -> list[Signal]:
-        if not tasks:
-            self.limitations.append(self.t("limit.no_task_ids"))
-            return []
-        answers = await asyncio.gather(
-            *(
-                self.source.fetch(PREVIEW, training_job_id=job.job_id or self.job_id, task_id=task)
-                for task in tasks
-            )
-        )
-        signals: list[Signal] = []
-        for task, answer in zip(tasks, answers, strict=True):
-            if not answer.ok:
-                self.preview_failed[task] = answer
-                self.cite_failure(answer)
-                (self.denied if answer.denied else self.failed).append(answer)
-                self.limitations.append(
-                    self.t("limit.preview_failed", task=task, failure=answer.describe_failure())
-                )
-                continue
-            preview = parse_preview(answer.body, answer.text)
-            if preview is None:
-                self.preview_failed[task] = answer
-                self.limitations.append(self.t("limit.preview_unreadable", task=task))
-                continue
-            self.previews_read[task] = preview
-            if preview.truncated:
-                self.limitations.append(
-                    self.t(
-                        "limit.preview_truncated",
-                        task=task,
-                        shown=preview.current_size if preview.current_size is not None else "?",
-                        full=preview.full_size if preview.full_size is not None else "?",
-                    )
-                )
-            found = preview_signals(task, preview)
-            if not found:
-                self._cite_clean_preview(task, preview)
-            signals.extend(found)
-        return signals
-
-    def _cite_clean_preview(self, task: str, preview: Preview) -> None:
-        """A log read that names nothing is evidence too: say so, with its last line."""
-        lines = [line for line in preview.content.splitlines() if line.strip()]
-        last = shorten(lines[-1].strip(), 160) if lines else ""
-        key = "evidence.preview_clean" if lines else "evidence.preview_empty"
-        size = preview.current_size if preview.current_size is not None else len(preview.content.encode())
-        self.cite(PREVIEW, log_field(preview.content_field, task), self.t(key, last=last), size)
 
     # ------------------------------------------------------------------ phase 4
 
@@ -336,7 +191,7 @@ class _Run(Run):
         self.consequences = [
             s for s in signals if s.consequence and winner is not None and not winner.consequence
         ]
-        stage_signal = self._stage_evidence(stages) if stages is not None else None
+        stage_signal = stuck_stage(self, stages) if stages is not None else None
         if winner is not None and winner.direct and not winner.consequence:
             return self._diagnosed_direct(job, winner, signals)
         if self.denied and winner is None:
@@ -351,63 +206,8 @@ class _Run(Run):
             return stage_signal
         return self._insufficient(job, events_read=events_read)
 
-    def _measurements(self, job: Job, task: str | None = None) -> Measurements:
-        code = _exit_code_of(job, task)
-        return Measurements(exit_code=code)
-
-    def _recommendations(
-        self, rule_fixes: Sequence[rules.Fix], values: dict[str, str], *, medium: bool
-    ) -> list[Recommendation]:
-        recommendations = []
-        engine = self.job.engine_name if self.job is not None else None
-        filled = {"framework": engine or self.t("label.framework"), **fill(values)}
-        for fix in rule_fixes:
-            text = self.t(f"fix.{fix.key}", **filled)
-            if medium:
-                text = self.t("medium.try") + "\n" + text
-            recommendations.append(Recommendation(text=text, changes_resources=fix.changes_resources))
-        return recommendations
-
-    def _root_for(self, signal: Signal, job: Job) -> str:
-        values = fill(signal.values)
-        if signal.values.get("file"):
-            values["where"] = self.t("where.file", file=signal.values["file"])
-        if signal.rule is ANALYSIS_RULE:
-            meaning = strip_end(signal.line)
-        else:
-            meaning = self.t(signal.rule.meaning_key, **values)
-        task = signal.task or "?"
-        code = signal.exit_code if signal.exit_code is not None else _exit_code_of(job, signal.task)
-        exit_part = self.t("root.exit_part", code=code) if code is not None else ""
-        key = {
-            ("message", True): "root.message_traceback",
-            ("message", False): "root.message_line",
-            ("log", True): "root.log_traceback",
-            ("log", False): "root.log_line",
-        }.get((signal.kind, signal.traceback), f"root.{signal.kind}")
-        if signal.rule is ANALYSIS_RULE:
-            key = "root.analysis_plain"
-        return self.t(
-            key,
-            field=signal.field,
-            task=task,
-            exit_part=exit_part,
-            line=inline(signal.line),
-            meaning=meaning,
-            time=iso(signal.timestamp)
-            if signal.timestamp and signal.timestamp.tzinfo
-            else (signal.timestamp.isoformat(sep=" ") if signal.timestamp else "?"),
-        )
-
-    def _cite_signal(self, signal: Signal) -> None:
-        label = self._field_label(signal)
-        if not any(
-            e.source == signal.source and e.field == label and e.text == signal.excerpt for e in self.evidence
-        ):
-            self.cite(signal.source, label, signal.excerpt)
-
     def _diagnosed_direct(self, job: Job, winner: Signal, signals: list[Signal]) -> Diagnosis:
-        self._order_evidence_with(winner)
+        cite_winner(self, winner)
         for other in signals:
             if (
                 other is not winner
@@ -415,8 +215,8 @@ class _Run(Run):
                 and not other.consequence
                 and other.kind != winner.kind
             ):
-                self._cite_signal(other)
-        root = self._root_for(winner, job)
+                cite_signal(self, other)
+        root = root_for(self, winner, job)
         if self.consequences:
             tasks = sorted({s.task for s in self.consequences if s.task}) or ["?"]
             root += self.t(
@@ -425,46 +225,26 @@ class _Run(Run):
                 line=inline(shorten(self.consequences[0].line, 120)),
             )
             for consequence in self.consequences:
-                self._cite_signal(consequence)
-        recommendations = self._recommendations(winner.rule.fixes, winner.values, medium=False)
+                cite_signal(self, consequence)
+        found = recommendations(self, winner.rule.fixes, winner.values, medium=False)
         if winner.kind == "analysis" and winner.values.get("solution"):
             # The platform's own solution first; the rule's plans after it.
             platform_fix = Recommendation(text=winner.values["solution"].strip(), changes_resources=True)
-            recommendations = [platform_fix, *recommendations]
+            found = [platform_fix, *found]
         return self.result(
             "diagnosed",
             category=winner.category,
             confidence="HIGH",
-            fault_level=self._fault_level(job, winner.category, "HIGH"),
+            fault_level=fault_level(job, winner.category, "HIGH"),
             signature=winner.line,
             root_cause=root,
-            recommendations=recommendations,
-            measurements=self._measurements(job, winner.task),
+            recommendations=found,
+            measurements=measurements(job, winner.task),
         )
 
-    def _order_evidence_with(self, winner: Signal) -> None:
-        """Cite the winning signal right after the status lines it explains."""
-        excerpt = Evidence(source=winner.source, field=self._field_label(winner), text=winner.excerpt)
-        insert_at = 0
-        for index, item in enumerate(self.evidence):
-            if item.source == DETAILS and item.field in ("status.phase", "status.secondary_phase"):
-                insert_at = index + 1
-        if winner.source != DETAILS:
-            insert_at = len(self.evidence)
-        if not any(
-            e.source == excerpt.source and e.field == excerpt.field and e.text == excerpt.text
-            for e in self.evidence
-        ):
-            self.evidence.insert(insert_at, excerpt)
-
-    def _field_label(self, signal: Signal) -> str:
-        if signal.kind == "log" and signal.task:
-            return log_field(signal.field, signal.task)
-        return signal.field
-
     def _diagnosed_indirect(self, job: Job, winner: Signal) -> Diagnosis:
-        self._order_evidence_with(winner)
-        meaning = self._root_for(winner, job)
+        cite_winner(self, winner)
+        meaning = root_for(self, winner, job)
         root = self.t("root.most_likely", cause=meaning)
         if winner.consequence:
             root += self.t("root.consequence_only")
@@ -473,11 +253,11 @@ class _Run(Run):
             "diagnosed",
             category=winner.category,
             confidence="MEDIUM",
-            fault_level=self._fault_level(job, winner.category, "MEDIUM"),
+            fault_level=fault_level(job, winner.category, "MEDIUM"),
             signature=winner.line,
             root_cause=root,
-            recommendations=self._recommendations(winner.rule.fixes, winner.values, medium=True),
-            measurements=self._measurements(job, winner.task),
+            recommendations=recommendations(self, winner.rule.fixes, winner.values, medium=True),
+            measurements=measurements(job, winner.task),
         )
 
     def _exit_code_verdict(self, job: Job) -> Diagnosis | None:
@@ -506,17 +286,17 @@ class _Run(Run):
         root = self.t(
             "root.exit_code", task=failing.task or "?", code=code, message_part=message_part, meaning=meaning
         )
-        recommendations = self._recommendations(fixes, {}, medium=True)
-        if not recommendations:
+        found = recommendations(self, fixes, {}, medium=True)
+        if not found:
             self._exit_code_next_steps(failing)
         return self.result(
             "diagnosed",
             category=category,
             confidence="MEDIUM",
-            fault_level=self._fault_level(job, category, "MEDIUM"),
+            fault_level=fault_level(job, category, "MEDIUM"),
             signature=self.t("signature.exit_code", code=code),
             root_cause=root,
-            recommendations=recommendations,
+            recommendations=found,
             measurements=Measurements(exit_code=code),
         )
 
@@ -531,66 +311,6 @@ class _Run(Run):
             self.t("next.full_log", task=task, reason=self.t("reason.exit_code_unexplained"))
         )
         self.next_steps.append(self.t("next.check_memory", task=task))
-
-    def _stage_evidence(self, stages: Stages) -> Diagnosis | None:
-        """Cite the stages; a stage still open for more than 1 hour on a faulty job is where it is stuck."""
-        if not stages.stages:
-            self.cite(STAGES, "running_records", self.t("evidence.no_stages"))
-            return None
-        open_stage = stages.open_stage()
-        if open_stage is None:
-            cited = next((s for s in stages.stages if s.name == "running"), stages.stages[-1])
-            self.cite(
-                STAGES,
-                f"{cited.path}.{cited.end_field}",
-                self.t(
-                    "evidence.stage_ended",
-                    name=cited.name,
-                    start=cited.start_text or "?",
-                    end=cited.end_text or "?",
-                ),
-            )
-            return None
-        age = self._stage_age(open_stage)
-        self.cite(
-            STAGES,
-            f"{open_stage.path}.start_time" if open_stage.status is None else f"{open_stage.path}.status",
-            self.t("evidence.stage_open", name=open_stage.name, start=open_stage.start_text or "?"),
-            int(age.total_seconds()) if age is not None else None,
-        )
-        if age is None or age <= STALL_AGE or self.job is None:
-            return None
-        return self.result(
-            "diagnosed",
-            category="JOB_STALLED",
-            confidence="MEDIUM",
-            fault_level="Suspected",
-            signature=self.t("signature.stage", name=open_stage.name),
-            root_cause=self.t("root.stage_stuck", name=open_stage.name, age=format_duration(age, self.lang)),
-            recommendations=self._recommendations(
-                (rules.Fix("stall_check", changes_resources=False),), {"stage": open_stage.name}, medium=True
-            ),
-            measurements=self._measurements(self.job),
-        )
-
-    def _stage_age(self, stage: Stage) -> timedelta | None:
-        if stage.duration is not None and stage.start is None:
-            return stage.duration
-        if stage.start is None:
-            return None
-        age = stage.start.age(self.now, threshold=STALL_AGE)
-        if age is None:
-            return None
-        value, doubtful = age
-        if doubtful:
-            self.limitations.append(
-                self.t(
-                    "limit.zone_doubt",
-                    what=self.t("what.stage_start", name=stage.name),
-                    text=stage.start.text,
-                )
-            )
-        return value
 
     def _insufficient(self, job: Job, *, events_read: Answer | None) -> Diagnosis:
         """Rule E / LOW: say so, list what was collected and what to fetch next (never a guess)."""
@@ -646,219 +366,3 @@ class _Run(Run):
             signature=shorten(message, 200) if message else None,
             root_cause=self.t("root.insufficient"),
         )
-
-    def _fault_level(self, job: Job, category: Category, confidence: Confidence) -> FaultLevel:
-        """Rulings M7."""
-        if confidence == "LOW" or category == "JOB_STALLED":
-            return "Suspected"
-        if job.phase in ("Failed", "Timeout"):
-            return "Fault"
-        return "Abnormal"
-
-    # ------------------------------------------------------------------ Running (M8)
-
-    async def _running(self, job: Job) -> Diagnosis:
-        tasks = job.task_ids
-        if len(tasks) > MAX_PREVIEWS:
-            self.limitations.append(self.t("limit.preview_cap", count=len(tasks), cap=MAX_PREVIEWS))
-        tasks = tasks[:MAX_PREVIEWS]
-        stages_answer, *preview_answers = await asyncio.gather(
-            self.source.fetch(STAGES, training_job_id=job.job_id or self.job_id),
-            *(
-                self.source.fetch(PREVIEW, training_job_id=job.job_id or self.job_id, task_id=task)
-                for task in tasks
-            ),
-        )
-        stages = self._read_stages(stages_answer)
-        newest: list[TimeReading] = []
-        for task, answer in zip(tasks, preview_answers, strict=True):
-            if not answer.ok:
-                self.preview_failed[task] = answer
-                self.cite_failure(answer)
-                (self.denied if answer.denied else self.failed).append(answer)
-                self.limitations.append(
-                    self.t("limit.preview_failed", task=task, failure=answer.describe_failure())
-                )
-                continue
-            preview = parse_preview(answer.body, answer.text)
-            if preview is None:
-                self.limitations.append(self.t("limit.preview_unreadable", task=task))
-                continue
-            self.previews_read[task] = preview
-            latest = scan_text(preview.content).latest_timestamp
-            if latest is None:
-                continue
-            if latest.has_offset:
-                reading = TimeReading(latest.text, (aware(latest.value),))
-            else:
-                naive = latest.value.replace(tzinfo=UTC)
-                reading = TimeReading(latest.text, (naive, naive - timedelta(hours=8)))
-            newest.append(reading)
-            self.cite(
-                PREVIEW,
-                log_field(preview.content_field, task),
-                self.t("evidence.latest_log_line", text=latest.text),
-            )
-        open_stage = stages.open_stage() if stages is not None else None
-        stage_age: timedelta | None = None
-        if stages is not None:
-            if open_stage is None:
-                self.cite(STAGES, "running_records", self.t("evidence.no_open_stage"))
-            else:
-                stage_age = self._stage_age(open_stage)
-                self.cite(
-                    STAGES,
-                    f"{open_stage.path}.start_time"
-                    if open_stage.status is None
-                    else f"{open_stage.path}.status",
-                    self.t("evidence.stage_open", name=open_stage.name, start=open_stage.start_text or "?"),
-                    int(stage_age.total_seconds()) if stage_age is not None else None,
-                )
-        log_age = self._newest_log_age(newest)
-        if (
-            open_stage is not None
-            and stage_age is not None
-            and stage_age > STALL_AGE
-            and log_age is not None
-            and log_age > STALL_AGE
-        ):
-            return self.result(
-                "diagnosed",
-                category="JOB_STALLED",
-                confidence="MEDIUM",
-                fault_level="Suspected",
-                signature=self.t("signature.stage", name=open_stage.name),
-                root_cause=self.t(
-                    "root.stalled",
-                    name=open_stage.name,
-                    stage_age=format_duration(stage_age, self.lang),
-                    log_age=format_duration(log_age, self.lang),
-                ),
-                recommendations=self._recommendations(
-                    (rules.Fix("stall_check", changes_resources=False), rules.Fix("stall_restart")),
-                    {"stage": open_stage.name},
-                    medium=True,
-                ),
-                measurements=Measurements(),
-            )
-        if self.denied:
-            return permission_denied(self, self.denied[0])
-        if not newest and self.previews_read:
-            self.limitations.append(self.t("limit.no_log_timestamp"))
-        elif not self.previews_read and tasks:
-            self.limitations.append(self.t("limit.no_log_read"))
-        if not tasks:
-            self.limitations.append(self.t("limit.no_task_ids"))
-        return self.result(
-            "not_a_failure",
-            fault_level="Normal",
-            root_cause=self._running_root(open_stage, stage_age, log_age),
-        )
-
-    def _running_root(
-        self, stage: Stage | None, stage_age: timedelta | None, log_age: timedelta | None
-    ) -> str:
-        parts = [self.t("root.running")]
-        if stage is not None and stage_age is not None:
-            parts.append(
-                self.t("root.running_stage", name=stage.name, age=format_duration(stage_age, self.lang))
-            )
-        if log_age is not None:
-            parts.append(self.t("root.running_log", age=format_duration(log_age, self.lang)))
-        return self.t("root.join").join(parts)
-
-    def _newest_log_age(self, readings: list[TimeReading]) -> timedelta | None:
-        """The age of the newest log line across tasks, counted only if every possible reading agrees."""
-        ages: list[timedelta] = []
-        doubtful = False
-        for reading in readings:
-            result = reading.age(self.now, threshold=STALL_AGE)
-            if result is None:
-                continue
-            age, doubt = result
-            doubtful = doubtful or doubt
-            ages.append(age)
-        if not ages:
-            return None
-        newest = min(ages)
-        if doubtful:
-            self.limitations.append(
-                self.t("limit.zone_doubt", what=self.t("what.log_line"), text=readings[0].text)
-            )
-        return newest
-
-    # ------------------------------------------------------------------ Pending (M10)
-
-    async def _pending(self, job: Job) -> Diagnosis:
-        created = job.create_time
-        if created is None:
-            self.limitations.append(self.t("limit.no_create_time"))
-            self.next_steps.append(self.t("next.look_again"))
-            return self.result(
-                "observe",
-                root_cause=self.t(
-                    "root.pending", phase=job.phase, secondary=secondary_part(self.t, job), age="?"
-                ),
-            )
-        age = self.now - aware(created)
-        self.cite(DETAILS, "metadata.create_time", iso(created), int(age.total_seconds()))
-        if age <= PENDING_AGE:
-            self.next_steps.append(self.t("next.look_again"))
-            return self.result(
-                "observe",
-                root_cause=self.t(
-                    "root.pending",
-                    phase=job.phase,
-                    secondary=secondary_part(self.t, job),
-                    age=format_duration(age, self.lang),
-                ),
-            )
-        answer = await self._events(level=None)
-        signals = [s for s in self._read_events(answer, level=None) if s.category == "RESOURCE_INSUFFICIENT"]
-        winner = choose(signals)
-        if winner is None and self.denied:
-            return permission_denied(self, self.denied[0])
-        if winner is None:
-            self.next_steps.append(self.t("next.look_again"))
-            self.next_steps.append(self.t("next.check_pool"))
-            return self.result(
-                "observe",
-                root_cause=self.t(
-                    "root.pending_long",
-                    phase=job.phase,
-                    secondary=secondary_part(self.t, job),
-                    age=format_duration(age, self.lang),
-                ),
-            )
-        self._order_evidence_with(winner)
-        confidence: Confidence = "HIGH" if winner.direct else "MEDIUM"
-        root = self.t(
-            "root.pending_resources",
-            age=format_duration(age, self.lang),
-            line=inline(winner.line),
-            meaning=self.t(winner.rule.meaning_key, **fill(winner.values)),
-        )
-        if confidence == "MEDIUM":
-            root = self.t("root.most_likely", cause=root)
-        return self.result(
-            "diagnosed",
-            category="RESOURCE_INSUFFICIENT",
-            confidence=confidence,
-            fault_level=self._fault_level(job, "RESOURCE_INSUFFICIENT", confidence),
-            signature=winner.line,
-            root_cause=root,
-            recommendations=self._recommendations(
-                winner.rule.fixes, winner.values, medium=confidence == "MEDIUM"
-            ),
-        )
-
-
-def _exit_code_of(job: Job, task: str | None) -> int | None:
-    if task is not None:
-        for status in job.task_statuses:
-            if status.task == task and status.exit_code is not None:
-                return status.exit_code
-    for status in job.task_statuses:
-        if status.exit_code not in (None, 0):
-            return status.exit_code
-    return None
