@@ -9,7 +9,7 @@ Replay: the same client code, signing with dummy keys, answered by the bundle's 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -24,9 +24,9 @@ from diagnosis.modelarts.settings import DEFAULT_REGION, ConfigError, endpoint_f
 from diagnosis.modelarts.signer import AkSkAuth
 from diagnosis.modelarts.workflow import diagnose as run_workflow
 from diagnosis.models import Bundle, DiagnoseRequest, Diagnosis
-from diagnosis.replay import BundleTransport
 from diagnosis.routes import RouteTable
 from diagnosis.source import HttpSource, Recorder
+from diagnosis.source_makers import accepted_options, replay_client, single_source
 
 __all__ = ["BACKEND", "ConfigError", "ModelArtsBackend", "SourceMaker"]
 
@@ -128,31 +128,12 @@ class ModelArtsBackend:
                 deadline_seconds=deadline_seconds,
             )
 
-    @asynccontextmanager
-    async def live_source(
-        self,
-        request: DiagnoseRequest,
-        *,
-        recorder: Recorder | None = None,
-        observer: Callable[[str], None] | None = None,
-        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
-        retry_policy: RetryPolicy | None = None,
-        throttle: Throttle | None = None,
-        profile: str | None = None,
-        deadline_seconds: float | None = None,
-        **_options: Any,
-    ) -> AsyncIterator[HttpSource]:
-        async with self.live_sources(
-            region=request.region,
-            recorder=recorder,
-            observer=observer,
-            timeout=timeout,
-            retry_policy=retry_policy,
-            throttle=throttle,
-            profile=profile,
-            deadline_seconds=deadline_seconds,
-        ) as make_source:
-            yield make_source()
+    def live_source(
+        self, request: DiagnoseRequest, *, recorder: Recorder | None = None, **options: Any
+    ) -> AbstractAsyncContextManager[HttpSource]:
+        """One signed live source for the request's region."""
+        chosen = {**accepted_options(self.live_sources, options), "region": request.region}
+        return single_source(self.live_sources(recorder=recorder, **chosen))
 
     @asynccontextmanager
     async def replay_sources(self, bundle: Bundle) -> AsyncIterator[SourceMaker]:
@@ -160,18 +141,15 @@ class ModelArtsBackend:
         project_id = bundle_project_id(bundle) or UNKNOWN_PROJECT
         region = str(bundle.request.get("region") or DEFAULT_REGION)
         auth = AkSkAuth(REPLAY_ACCESS_KEY, REPLAY_SECRET_KEY, project_id=project_id)
-        transport = ReadOnlyGuard(BundleTransport(ROUTES, bundle.exchanges), allowed_posts=READ_ONLY_POSTS)
-        async with httpx.AsyncClient(transport=transport, auth=auth) as client:
+        async with replay_client(ROUTES, bundle, allowed_posts=READ_ONLY_POSTS, auth=auth) as client:
             yield SourceMaker(
                 client=client,
                 base_url=f"https://modelarts.{region}.myhuaweicloud.com",
                 fixed_args={"project_id": project_id, "region": region},
             )
 
-    @asynccontextmanager
-    async def replay_source(self, bundle: Bundle) -> AsyncIterator[HttpSource]:
-        async with self.replay_sources(bundle) as make_source:
-            yield make_source()
+    def replay_source(self, bundle: Bundle) -> AbstractAsyncContextManager[HttpSource]:
+        return single_source(self.replay_sources(bundle))
 
 
 BACKEND = ModelArtsBackend()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator, Callable
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -13,7 +13,6 @@ import httpx
 
 from diagnosis.http import AllowedPost, ReadOnlyGuard, Retrying, RetryPolicy, Throttle, real_transport
 from diagnosis.models import Bundle, DiagnoseRequest, Diagnosis, Platform
-from diagnosis.replay import BundleTransport
 from diagnosis.routes import RouteTable
 from diagnosis.runai import workflow
 from diagnosis.runai.auth import RunaiTokenAuth, TokenFailureTransport
@@ -23,6 +22,7 @@ from diagnosis.runai.routes import ROUTES, TOKEN_PATH, is_k8s_op
 from diagnosis.runai.settings import ConfigError, RunaiSettings
 from diagnosis.runai.source import RunaiSource
 from diagnosis.source import CallLog, HttpSource, Recorder
+from diagnosis.source_makers import accepted_options, replay_client, single_source
 
 DEFAULT_TIMEOUT_SECONDS = 20.0
 TOKEN_POST = AllowedPost(re.escape(TOKEN_PATH), "Run:ai token request (client credentials)")
@@ -165,38 +165,20 @@ class RunaiBackend:
                 deadline_seconds=deadline_seconds,
             )
 
-    @asynccontextmanager
-    async def live_source(
-        self,
-        request: DiagnoseRequest,
-        *,
-        recorder: Recorder | None = None,
-        observer: Callable[[str], None] | None = None,
-        timeout: float = DEFAULT_TIMEOUT_SECONDS,
-        retry_policy: RetryPolicy | None = None,
-        throttle: Throttle | None = None,
-        deadline_seconds: float | None = None,
-        settings: RunaiSettings | None = None,
-        **_ignored: Any,
-    ) -> AsyncIterator[RunaiSource]:
-        async with self.live_sources(
-            recorder=recorder,
-            observer=observer,
-            timeout=timeout,
-            retry_policy=retry_policy,
-            throttle=throttle,
-            deadline_seconds=deadline_seconds,
-            settings=settings,
-        ) as make_source:
-            yield make_source()
+    def live_source(
+        self, request: DiagnoseRequest, *, recorder: Recorder | None = None, **options: Any
+    ) -> AbstractAsyncContextManager[RunaiSource]:
+        """One live source: the environment, not the request, names the control plane."""
+        return single_source(
+            self.live_sources(recorder=recorder, **accepted_options(self.live_sources, options))
+        )
 
     @asynccontextmanager
     async def replay_sources(self, bundle: Bundle) -> AsyncIterator[SourceMaker]:
         """Bundle answers at the real paths under the read-only guard; Tier 2 iff the bundle holds a
         `k8s.*` exchange (rulings G2)."""
-        transport = ReadOnlyGuard(BundleTransport(ROUTES, bundle.exchanges))
         has_k8s = any(is_k8s_op(exchange.op) for exchange in bundle.exchanges)
-        async with httpx.AsyncClient(transport=transport) as client:
+        async with replay_client(ROUTES, bundle) as client:
             yield SourceMaker(
                 control_client=client,
                 control_base_url=REPLAY_BASE_URL,
@@ -205,10 +187,8 @@ class RunaiBackend:
                 tier2_unavailable_reason=None if has_k8s else "the bundle holds no Kubernetes answers",
             )
 
-    @asynccontextmanager
-    async def replay_source(self, bundle: Bundle) -> AsyncIterator[RunaiSource]:
-        async with self.replay_sources(bundle) as make_source:
-            yield make_source()
+    def replay_source(self, bundle: Bundle) -> AbstractAsyncContextManager[RunaiSource]:
+        return single_source(self.replay_sources(bundle))
 
 
 BACKEND = RunaiBackend()
