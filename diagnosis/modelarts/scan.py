@@ -11,22 +11,21 @@ diagnosed jobs. The Markdown groups one line per job by category, then lists tho
 
 from __future__ import annotations
 
-import asyncio
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
 import jmespath
 
 from diagnosis.i18n import Translator
-from diagnosis.masking import mask, mask_diagnosis
+from diagnosis.masking import mask
 from diagnosis.modelarts.messages import CATALOGUE
 from diagnosis.modelarts.parse import Job
 from diagnosis.modelarts.workflow import Source, diagnose, list_jobs, listing_failure
-from diagnosis.models import DiagnoseRequest, Diagnosis
-from diagnosis.recurring import RecurringCause, ScanMember, recurring_causes
+from diagnosis.models import DiagnoseRequest, Diagnosis, Platform
+from diagnosis.recurring import ScanMember, cell
+from diagnosis.scanning import ScanResultBase, diagnose_each
 
 # The runbook's filter over `items[]`, plus the wire's secondary phases that mean a fault.
 DEFAULT_FILTER = (
@@ -47,22 +46,10 @@ class ScanProgress:
 
 
 @dataclass
-class ScanResult:
+class ScanResult(ScanResultBase):
+    platform: ClassVar[Platform] = "modelarts"
+
     region: str | None
-    scanned: int = 0
-    results: list[Diagnosis] = field(default_factory=list)
-    # What each diagnosed job is made of, in `results` order (for `recurring_causes`).
-    members: list[ScanMember] = field(default_factory=list)
-    limitations: list[str] = field(default_factory=list)
-    # The listing itself failed (403, 5xx…): a diagnosis saying so, and nothing else.
-    failure: Diagnosis | None = None
-
-    def group_key(self, diagnosis: Diagnosis) -> str:
-        return diagnosis.category or diagnosis.outcome
-
-    def by_category(self) -> dict[str, int]:
-        counts = Counter(self.group_key(item) for item in self.results)
-        return dict(sorted(counts.items(), key=lambda pair: (-pair[1], pair[0])))
 
     def recurring(self) -> list[tuple[str, list[Diagnosis]]]:
         """Error signatures shared by two or more jobs, most frequent first."""
@@ -73,24 +60,8 @@ class ScanResult:
         shared = [(signature, items) for signature, items in groups.items() if len(items) >= 2]
         return sorted(shared, key=lambda pair: -len(pair[1]))
 
-    def recurring_causes(self) -> list[RecurringCause]:
-        """Signatures and images shared by two or more diagnosed jobs (ModelArts shows no node)."""
-        return recurring_causes(self.members)
-
-    def to_json_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "schema": "scan/v1",
-            "platform": "modelarts",
-            "region": self.region,
-            "scanned": self.scanned,
-            "by_category": self.by_category(),
-            "recurring_causes": [cause.to_json_dict() for cause in self.recurring_causes()],
-            "results": [mask_diagnosis(item).to_json_dict() for item in self.results],
-            "limitations": [mask(text) for text in self.limitations],
-        }
-        if self.failure is not None:
-            data["error"] = mask_diagnosis(self.failure).to_json_dict()
-        return data
+    def scope_json(self) -> dict[str, Any]:
+        return {"region": self.region}
 
 
 def image_of(job: Job) -> str | None:
@@ -108,6 +79,7 @@ def image_of(job: Job) -> str | None:
 
 
 def member_of(job: Job, diagnosis: Diagnosis) -> ScanMember:
+    """Its signature and image: the recurring causes ModelArts can show (it names no node)."""
     image = image_of(job)
     return ScanMember(
         name=diagnosis.target.name or job.name or diagnosis.target.job_id or job.job_id or "?",
@@ -158,27 +130,24 @@ async def run_scan(
         abnormal = select_abnormal(listing.jobs, job_filter)
     except jmespath.exceptions.JMESPathError as exc:
         raise ValueError(f"invalid job filter: {exc}") from None
-    gate = asyncio.Semaphore(max(1, concurrency))
-    done = 0
 
     async def one(job: Job) -> Diagnosis:
-        nonlocal done
-        async with gate:
-            request = DiagnoseRequest(platform="modelarts", job_id=job.job_id, region=region)
-            source = make_source()
-            diagnosis = await diagnose(request, source, now=now, lang=lang)
-            diagnosis.calls = list(source.calls)
-            # A job whose details could not be read is still named by the list answer.
-            diagnosis.target.name = diagnosis.target.name or job.name
-            diagnosis.target.phase = diagnosis.target.phase or job.phase
-        done += 1
-        if progress is not None:
-            progress(ScanProgress(done=done, total=len(abnormal), job_name=job.name))
+        request = DiagnoseRequest(platform="modelarts", job_id=job.job_id, region=region)
+        source = make_source()
+        diagnosis = await diagnose(request, source, now=now, lang=lang)
+        diagnosis.calls = list(source.calls)
+        # A job whose details could not be read is still named by the list answer.
+        diagnosis.target.name = diagnosis.target.name or job.name
+        diagnosis.target.phase = diagnosis.target.phase or job.phase
         return diagnosis
 
-    if progress is not None:
-        progress(ScanProgress(done=0, total=len(abnormal), job_name=None))
-    result.results = list(await asyncio.gather(*(one(job) for job in abnormal)))
+    def report(done: int, total: int, job: Job | None) -> None:
+        if progress is not None:
+            progress(ScanProgress(done=done, total=total, job_name=job.name if job is not None else None))
+
+    result.results = await diagnose_each(
+        abnormal, one, concurrency=concurrency, progress=report if progress is not None else None
+    )
     result.members = [
         member_of(job, diagnosis) for job, diagnosis in zip(abnormal, result.results, strict=True)
     ]
@@ -198,35 +167,28 @@ def render_scan_markdown(result: ScanResult, *, lang: str) -> str:
     lines.append(labels["summary"].format(scanned=result.scanned, abnormal=len(result.results)))
     if not result.results:
         lines += ["", labels["none"]]
-    for group, count in result.by_category().items():
+    for group, items in result.groups():
+        count = len(items)
         lines += ["", f"### {group}（{count}）" if lang in ("zh", "ja") else f"### {group} ({count})", ""]
         lines.append(labels["table_head"])
-        for item in result.results:
-            if result.group_key(item) != group:
-                continue
+        for item in items:
             name = f"`{item.target.name}`" if item.target.name else "?"
             summary = item.signature or item.root_cause
             lines.append(
                 f"| {name} (`{item.target.job_id}`) | `{item.target.phase or '?'}` | {item.confidence or '-'} "
-                f"| {_cell(summary)} |"
+                f"| {cell(summary)} |"
             )
     causes = result.recurring_causes()
     if causes:
         lines += ["", labels["recurring"], "", labels["recurring_head"]]
         for cause in causes:
-            names = labels["sep"].join(_cell(name, 60) for name in cause.workloads)
+            names = labels["sep"].join(cell(name, 60) for name in cause.workloads)
             kind = labels[f"kind_{cause.kind}"]
-            lines.append(f"| {kind} | `{_cell(cause.value, 120)}` | {cause.count} | {names} |")
+            lines.append(f"| {kind} | `{cell(cause.value, 120)}` | {cause.count} | {names} |")
     if result.limitations:
         lines += ["", labels["limitations"], ""]
         lines += [f"- {text}" for text in result.limitations]
     return mask("\n".join(lines))
-
-
-def _cell(text: str, limit: int = 140) -> str:
-    flat = " ".join(text.split())
-    flat = flat if len(flat) <= limit else flat[: limit - 1] + "…"
-    return flat.replace("|", "\\|").replace("`", "'")
 
 
 SCAN_LABELS: dict[str, dict[str, str]] = {

@@ -17,20 +17,19 @@ just the one that got it, and halves the scan's rate. The result is scan/v1 (rul
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from diagnosis import engine
 from diagnosis.http import RetryPolicy, Throttle
 from diagnosis.i18n import Translator
-from diagnosis.masking import mask, mask_diagnosis
-from diagnosis.models import DiagnoseRequest, Diagnosis, Evidence, Exchange, Target
-from diagnosis.recurring import RecurringCause, ScanMember, cell, recurring_causes
+from diagnosis.masking import mask
+from diagnosis.models import DiagnoseRequest, Diagnosis, Evidence, Exchange, Platform, Target
+from diagnosis.recurring import ScanMember, cell
 from diagnosis.runai import parse
 from diagnosis.runai.backend import BACKEND, DEFAULT_TIMEOUT_SECONDS, SourceMaker
 from diagnosis.runai.messages import CATALOGUE
@@ -38,6 +37,7 @@ from diagnosis.runai.paging import Paged, read_pages
 from diagnosis.runai.phases import FAILED, FAILING_POD_PHASES, lowered
 from diagnosis.runai.settings import RunaiSettings
 from diagnosis.runai.signals import quote
+from diagnosis.scanning import ScanResultBase, diagnose_each
 from diagnosis.source import Answer, Recorder
 from diagnosis.timeutil import iso, parse_duration, parse_instant
 
@@ -79,48 +79,16 @@ class ScanThrottle(Throttle):
 
 
 @dataclass
-class ScanResult:
+class ScanResult(ScanResultBase):
+    platform: ClassVar[Platform] = "runai"
+
     cluster_id: str
     project: str | None = None
     lookback: str = DEFAULT_LOOKBACK
-    # Workloads the list answered with (before this side's filter), and those diagnosed.
-    scanned: int = 0
-    results: list[Diagnosis] = field(default_factory=list)
-    members: list[ScanMember] = field(default_factory=list)
-    limitations: list[str] = field(default_factory=list)
-    # The list itself failed (403, 5xx…): a diagnosis saying so, and nothing else.
-    failure: Diagnosis | None = None
-    throttled: int = 0
+    throttled: int = field(default=0, kw_only=True)
 
-    @staticmethod
-    def group_key(diagnosis: Diagnosis) -> str:
-        return diagnosis.category or diagnosis.outcome
-
-    def by_category(self) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for item in self.results:
-            counts[self.group_key(item)] = counts.get(self.group_key(item), 0) + 1
-        return dict(sorted(counts.items(), key=lambda pair: (-pair[1], pair[0])))
-
-    def recurring_causes(self) -> list[RecurringCause]:
-        return recurring_causes(self.members)
-
-    def to_json_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "schema": "scan/v1",
-            "platform": "runai",
-            "cluster_id": self.cluster_id,
-            "project": self.project,
-            "lookback": self.lookback,
-            "scanned": self.scanned,
-            "by_category": self.by_category(),
-            "recurring_causes": [cause.to_json_dict() for cause in self.recurring_causes()],
-            "results": [mask_diagnosis(item).to_json_dict() for item in self.results],
-            "limitations": [mask(text) for text in self.limitations],
-        }
-        if self.failure is not None:
-            data["error"] = mask_diagnosis(self.failure).to_json_dict()
-        return data
+    def scope_json(self) -> dict[str, Any]:
+        return {"cluster_id": self.cluster_id, "project": self.project, "lookback": self.lookback}
 
 
 @dataclass
@@ -285,16 +253,10 @@ async def scan_with(
         )
         return _finish(result, throttle, t)
 
-    total = len(listing.workloads)
-    gate = asyncio.Semaphore(max(1, concurrency))
-    done = 0
-
     async def one(workload: parse.Workload) -> tuple[Diagnosis, ScanMember]:
-        nonlocal done
-        async with gate:
-            diagnosis, exchanges = await _diagnose_one(
-                make_source, workload, cluster_id=cluster_id, lookback=lookback, now=now, lang=lang, t=t
-            )
+        diagnosis, exchanges = await _diagnose_one(
+            make_source, workload, cluster_id=cluster_id, lookback=lookback, now=now, lang=lang, t=t
+        )
         member = ScanMember(
             name=diagnosis.target.name or diagnosis.target.workload_id or "?",
             outcome=diagnosis.outcome,
@@ -302,14 +264,15 @@ async def scan_with(
             images=images_of(workload, exchanges),
             nodes=nodes_of(exchanges),
         )
-        done += 1
-        if progress is not None:
-            progress(done, total)
         return diagnosis, member
 
-    if progress is not None:
-        progress(0, total)
-    diagnosed = await asyncio.gather(*(one(workload) for workload in listing.workloads))
+    def report(done: int, total: int, _workload: parse.Workload | None) -> None:
+        if progress is not None:
+            progress(done, total)
+
+    diagnosed = await diagnose_each(
+        listing.workloads, one, concurrency=concurrency, progress=report if progress is not None else None
+    )
     result.results = [diagnosis for diagnosis, _member in diagnosed]
     result.members = [member for _diagnosis, member in diagnosed]
     return _finish(result, throttle, t)
@@ -474,11 +437,9 @@ def render_scan_markdown(result: ScanResult, *, lang: str) -> str:
     )
     if not result.results:
         lines += ["", t("scan.none", lookback=result.lookback)]
-    for group, count in result.by_category().items():
-        lines += ["", f"### {group} ({count})", "", t("scan.table_head")]
-        for item in result.results:
-            if result.group_key(item) != group:
-                continue
+    for group, items in result.groups():
+        lines += ["", f"### {group} ({len(items)})", "", t("scan.table_head")]
+        for item in items:
             target = item.target
             name = f"`{cell(target.name, 80)}`" if target.name else "?"
             summary = item.signature or item.root_cause
