@@ -19,9 +19,9 @@ from blocks.report import report_message
 from diagnosis import engine
 from diagnosis.charts import render_memory_chart
 from diagnosis.cli import UsageError, run_async
+from diagnosis.cli_support import read_bundle
 from diagnosis.models import Bundle, Diagnosis
 from diagnosis.preview import PreviewError, ThreadFile, render_html, screenshot
-from diagnosis.replay import BundleError, load_bundle
 
 # What a button's value would hold in Slack (a thread reference); never shown.
 PREVIEW_VALUE = "preview"
@@ -100,10 +100,7 @@ def write_preview(
 
 
 def handle(args: argparse.Namespace) -> int:
-    try:
-        bundle = load_bundle(args.bundle)
-    except BundleError as exc:
-        raise UsageError(str(exc)) from None
+    bundle = read_bundle(args.bundle)
     if args.width < 200 or args.width > 4000:
         raise UsageError("--width must be between 200 and 4000 pixels")
     lang = engine.resolve_lang(bundle.platform, args.lang)

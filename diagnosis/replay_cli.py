@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from diagnosis import engine
 from diagnosis.chart_cli import add_chart_option, write_chart
-from diagnosis.cli import UsageError, add_output_options, emit, run_async
-from diagnosis.replay import BundleError, load_bundle
+from diagnosis.cli import add_output_options, emit, run_async
+from diagnosis.cli_support import print_note, read_bundle
 
 
 def register(subparsers: Any) -> None:
@@ -21,14 +20,9 @@ def register(subparsers: Any) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    try:
-        bundle = load_bundle(args.bundle)
-    except BundleError as exc:
-        raise UsageError(str(exc)) from None
+    bundle = read_bundle(args.bundle)
     lang = engine.resolve_lang(bundle.platform, args.lang)
     diagnosis = run_async(lambda: engine.replay(bundle, lang=lang))
     emit(diagnosis, args, lang=lang)
-    note = write_chart(args, diagnosis, bundle.exchanges)
-    if note:
-        print(note, file=sys.stderr)
+    print_note(write_chart(args, diagnosis, bundle.exchanges))
     return 0

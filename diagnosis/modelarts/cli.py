@@ -12,7 +12,6 @@ With neither an id nor a name, `diagnose modelarts` scans (the runbook's phase 1
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -21,6 +20,7 @@ from typing import Any
 from diagnosis import engine
 from diagnosis.chart_cli import add_chart_option, add_scan_chart_option, write_chart, write_scan_chart
 from diagnosis.cli import UsageError, add_output_options, add_time_options, emit, resolve_now, run_async
+from diagnosis.cli_support import check_scan_limits, emit_scan, print_note, read_bundle
 from diagnosis.http import Throttle
 from diagnosis.masking import mask
 from diagnosis.modelarts.backend import BACKEND, SourceMaker
@@ -38,8 +38,6 @@ from diagnosis.modelarts.scan import (
 )
 from diagnosis.modelarts.settings import ConfigError
 from diagnosis.models import DiagnoseRequest, Diagnosis, Exchange
-from diagnosis.render import QueryError, apply_query
-from diagnosis.replay import BundleError, load_bundle
 
 
 def register(subparsers: Any) -> None:
@@ -150,9 +148,7 @@ def handle_diagnose(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"cannot write {args.capture}: {exc.strerror or exc}") from None
     emit(diagnosis, args, lang=lang)
-    note = write_chart(args, diagnosis, exchanges)
-    if note:
-        print(note, file=sys.stderr)
+    print_note(write_chart(args, diagnosis, exchanges))
     return 0
 
 
@@ -181,18 +177,11 @@ def _progress_printer() -> Callable[[ScanProgress], None]:
 def handle_scan(args: argparse.Namespace) -> int:
     lang = engine.resolve_lang("modelarts", args.lang)
     now = resolve_now(args.as_of)
-    if args.concurrency < 1 or args.rate <= 0:
-        raise UsageError("--concurrency must be at least 1 and --rate above 0")
+    check_scan_limits(args)
 
     def sources() -> AbstractAsyncContextManager[SourceMaker]:
         if args.bundle:
-            try:
-                bundle = load_bundle(args.bundle)
-            except BundleError as exc:
-                raise UsageError(str(exc)) from None
-            if bundle.platform != "modelarts":
-                raise UsageError(f"{args.bundle} is a {bundle.platform} bundle, not a ModelArts one")
-            return BACKEND.replay_sources(bundle)
+            return BACKEND.replay_sources(read_bundle(args.bundle, platform="modelarts"))
         return BACKEND.live_sources(region=_region(args), throttle=Throttle(args.rate), profile=args.profile)
 
     @asynccontextmanager
@@ -218,24 +207,9 @@ def handle_scan(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    _emit_scan(result, args, lang=lang)
-    note = write_scan_chart(args, result.to_json_dict())
-    if note:
-        print(note, file=sys.stderr)
+    emit_scan(result, args, markdown=lambda: render_scan_markdown(result, lang=lang))
+    print_note(write_scan_chart(args, result.to_json_dict()))
     return 0
-
-
-def _emit_scan(result: ScanResult, args: argparse.Namespace, *, lang: str) -> None:
-    if args.query:
-        try:
-            selected = apply_query(result.to_json_dict(), args.query)
-        except QueryError as exc:
-            raise UsageError(str(exc)) from None
-        print(json.dumps(selected, ensure_ascii=False, indent=2))
-    elif args.format == "json":
-        print(json.dumps(result.to_json_dict(), ensure_ascii=False, indent=2))
-    else:
-        print(render_scan_markdown(result, lang=lang))
 
 
 def handle_log_url(args: argparse.Namespace) -> int:

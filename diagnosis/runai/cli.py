@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import AsyncIterator
@@ -26,10 +25,9 @@ from diagnosis import engine
 from diagnosis.capture import build_bundle, write_bundle
 from diagnosis.chart_cli import add_chart_option, add_scan_chart_option, write_chart, write_scan_chart
 from diagnosis.cli import UsageError, add_output_options, add_time_options, emit, resolve_now, run_async
+from diagnosis.cli_support import check_scan_limits, emit_scan, print_note, read_bundle
 from diagnosis.http import Throttle
 from diagnosis.models import DiagnoseRequest, Diagnosis
-from diagnosis.render import QueryError, apply_query
-from diagnosis.replay import BundleError, load_bundle
 from diagnosis.runai.backend import BACKEND, SourceMaker
 from diagnosis.runai.messages import LANGUAGES
 from diagnosis.runai.scan import (
@@ -127,11 +125,7 @@ def request_from_args(args: argparse.Namespace) -> DiagnoseRequest:
         raise UsageError("--cluster-id is required: the diagnosis never guesses the cluster")
     if not args.workload_id and not (args.workload_name and args.project):
         raise UsageError("give --workload-id, or --name together with --project")
-    try:
-        parse_duration(args.lookback)
-    except ValueError as exc:
-        raise UsageError(f"--lookback: {exc}") from None
-    _check_query(args.query)
+    _check_lookback_and_query(args)
     return DiagnoseRequest(
         platform="runai",
         cluster_id=args.cluster_id,
@@ -141,6 +135,15 @@ def request_from_args(args: argparse.Namespace) -> DiagnoseRequest:
         lookback=args.lookback,
         intent="active" if args.active else "failure",
     )
+
+
+def _check_lookback_and_query(args: argparse.Namespace) -> None:
+    """Both checked before any call is made, each reported on one line."""
+    try:
+        parse_duration(args.lookback)
+    except ValueError as exc:
+        raise UsageError(f"--lookback: {exc}") from None
+    _check_query(args.query)
 
 
 def _check_query(query: str | None) -> None:
@@ -177,9 +180,7 @@ def handle(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UsageError(f"cannot write --capture {args.capture}: {exc.strerror or exc}") from None
     emit(diagnosis, args, lang=lang)
-    note = write_chart(args, diagnosis, recorder.exchanges if recorder is not None else [])
-    if note:
-        print(note, file=sys.stderr)
+    print_note(write_chart(args, diagnosis, recorder.exchanges if recorder is not None else []))
     return 0
 
 
@@ -233,26 +234,14 @@ def _scan_now(args: argparse.Namespace, bundle_captured_at: datetime | None) -> 
 def handle_scan(args: argparse.Namespace) -> int:
     if not args.cluster_id:
         raise UsageError("--cluster-id is required: a scan never guesses the cluster")
-    if args.concurrency < 1 or args.rate <= 0:
-        raise UsageError("--concurrency must be at least 1 and --rate above 0")
-    try:
-        parse_duration(args.lookback)
-    except ValueError as exc:
-        raise UsageError(f"--lookback: {exc}") from None
-    _check_query(args.query)
+    check_scan_limits(args)
+    _check_lookback_and_query(args)
     try:
         list_filter(cluster_id=args.cluster_id, project=args.project, since=None)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     lang = engine.resolve_lang("runai", args.lang)
-    bundle = None
-    if args.bundle:
-        try:
-            bundle = load_bundle(args.bundle)
-        except BundleError as exc:
-            raise UsageError(str(exc)) from None
-        if bundle.platform != "runai":
-            raise UsageError(f"{args.bundle} is a {bundle.platform} bundle, not a Run:ai one")
+    bundle = read_bundle(args.bundle, platform="runai") if args.bundle else None
     now = _scan_now(args, bundle.captured_at if bundle is not None else None)
     bar = ProgressBar(sys.stderr, live=bool(args.progress or sys.stderr.isatty()))
 
@@ -285,21 +274,6 @@ def handle_scan(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
     bar.finish(result)
-    _emit_scan(result, args, lang=lang)
-    note = write_scan_chart(args, result.to_json_dict())
-    if note:
-        print(note, file=sys.stderr)
+    emit_scan(result, args, markdown=lambda: render_scan_markdown(result, lang=lang))
+    print_note(write_scan_chart(args, result.to_json_dict()))
     return 0
-
-
-def _emit_scan(result: ScanResult, args: argparse.Namespace, *, lang: str) -> None:
-    if args.query:
-        try:
-            selected = apply_query(result.to_json_dict(), args.query)
-        except QueryError as exc:
-            raise UsageError(str(exc)) from None
-        print(json.dumps(selected, ensure_ascii=False, indent=2))
-    elif args.format == "json":
-        print(json.dumps(result.to_json_dict(), ensure_ascii=False, indent=2))
-    else:
-        print(render_scan_markdown(result, lang=lang))
