@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from diagnosis.lenient import as_int
 from diagnosis.timeutil import has_offset, parse_instant
 
 FAULT_PHASES = frozenset({"Failed", "Abnormal", "Timeout"})
@@ -37,18 +38,6 @@ def _text(value: Any) -> str | None:
         return None
     text = str(value)
     return text if text.strip() else None
-
-
-def _int(value: Any) -> int | None:
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and re.fullmatch(r"\s*-?\d+\s*", value):
-        return int(value)
-    return None
 
 
 @dataclass(frozen=True)
@@ -133,7 +122,7 @@ def parse_job(body: Any) -> Job | None:
                 index=index,
                 task=_text(item.get(task_field)) if task_field else None,
                 task_field=task_field,
-                exit_code=_int(item.get("exit_code")),
+                exit_code=as_int(item.get("exit_code")),
                 message=_text(item.get("message")),
             )
         )
@@ -192,7 +181,7 @@ def parse_job_page(body: Any) -> JobPage | None:
     if not isinstance(body, dict) or not isinstance(body.get("items"), list):
         return None
     jobs = [job for job in (parse_job(item) for item in body["items"]) if job is not None]
-    return JobPage(jobs=jobs, count=_int(body.get("count")), item_count=len(body["items"]))
+    return JobPage(jobs=jobs, count=as_int(body.get("count")), item_count=len(body["items"]))
 
 
 @dataclass(frozen=True)
@@ -223,7 +212,7 @@ def parse_events(body: Any) -> EventPage | None:
     if isinstance(body, list):
         items, total = body, None
     elif isinstance(body, dict) and isinstance(body.get("events"), list | type(None)):
-        items, total = _list(body.get("events")), _int(body.get("total"))
+        items, total = _list(body.get("events")), as_int(body.get("total"))
     else:
         return None
     events: list[Event] = []
@@ -357,7 +346,7 @@ def parse_stages(body: Any) -> Stages | None:
         latest_index: int | None = None
         latest_order = -1
         for index, record in enumerate(records):
-            order = _int(_dict(record).get("record_order"))
+            order = as_int(_dict(record).get("record_order"))
             order = index if order is None else order
             if order >= latest_order:
                 latest_index, latest_order = index, order
@@ -368,19 +357,7 @@ def parse_stages(body: Any) -> Stages | None:
             item = _dict(item)
             name = _text(item.get("name")) or _text(item.get("stage_name")) or f"stage {index + 1}"
             path = f"running_records[{latest_index}].stages[{index}]"
-            stages.append(
-                Stage(
-                    path=path,
-                    name=name,
-                    start=read_time(item.get("start_time")),
-                    end=read_time(item.get("end_time")),
-                    status=_text(item.get("status")),
-                    duration=_duration(item.get("duration")),
-                    start_text=_text(item.get("start_time")),
-                    end_text=_text(item.get("end_time")),
-                    end_field="end_time",
-                )
-            )
+            stages.append(_stage(item, path=path, name=name, end_field="end_time"))
         return Stages(
             record_order=latest_order, record_index=latest_index, stages=stages, record_count=len(records)
         )
@@ -389,25 +366,28 @@ def parse_stages(body: Any) -> Stages | None:
     return None
 
 
+def _stage(item: dict[str, Any], *, path: str, name: str, end_field: str) -> Stage:
+    """One stage, whichever vocabulary named it (`end_field` is what evidence cites for its end)."""
+    return Stage(
+        path=path,
+        name=name,
+        start=read_time(item.get("start_time")),
+        end=read_time(item.get("end_time")),
+        status=_text(item.get("status")),
+        duration=_duration(item.get("duration")),
+        start_text=_text(item.get("start_time")),
+        end_text=_text(item.get("end_time")),
+        end_field=end_field,
+    )
+
+
 def _runbook_stages(items: list[Any], prefix: str) -> Stages:
     stages: list[Stage] = []
     for index, item in enumerate(items):
         item = _dict(item)
         name = _text(item.get("stage_name")) or _text(item.get("name")) or f"stage {index + 1}"
         path = f"{prefix}[{index}]" if prefix else f"[{index}]"
-        stages.append(
-            Stage(
-                path=path,
-                name=name,
-                start=read_time(item.get("start_time")),
-                end=read_time(item.get("end_time")),
-                status=_text(item.get("status")),
-                duration=_duration(item.get("duration")),
-                start_text=_text(item.get("start_time")),
-                end_text=_text(item.get("end_time")),
-                end_field="status",
-            )
-        )
+        stages.append(_stage(item, path=path, name=name, end_field="status"))
     return Stages(record_order=None, record_index=None, stages=stages, record_count=1)
 
 
@@ -438,8 +418,8 @@ def parse_preview(body: Any, text: str | None = None) -> Preview | None:
                 return Preview(
                     content=value,
                     content_field=key,
-                    current_size=_int(body.get("current_size")),
-                    full_size=_int(body.get("full_size")),
+                    current_size=as_int(body.get("current_size")),
+                    full_size=as_int(body.get("full_size")),
                     has_more=bool(_text(body.get("next_marker"))),
                 )
         return None

@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from diagnosis.i18n import Translator
+from diagnosis.lenient import as_int
 from diagnosis.runai import parse
 from diagnosis.source import Answer
 from diagnosis.timeutil import parse_instant
@@ -84,7 +85,7 @@ async def read_pages(
                 paged.items.append((where, item))
         if not raw:
             return paged
-        next_offset = parse._int(body.get("next")) if body is not None else None
+        next_offset = as_int(body.get("next")) if body is not None else None
         if next_offset is None:
             return paged
         if next_offset in seen or next_offset == offset:

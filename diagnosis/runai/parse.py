@@ -14,6 +14,7 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
+from diagnosis.lenient import as_int
 from diagnosis.timeutil import parse_instant
 
 
@@ -38,18 +39,6 @@ def _object(value: Any) -> Any:
     return value if isinstance(value, dict) else None
 
 
-def _int(value: Any) -> int | None:
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and re.fullmatch(r"\s*-?\d+\s*", value):
-        return int(value)
-    return None
-
-
 def _strings(value: Any) -> list[str]:
     if not isinstance(value, list):
         return []
@@ -57,7 +46,7 @@ def _strings(value: Any) -> list[str]:
 
 
 Text = Annotated[str | None, BeforeValidator(_text)]
-Int = Annotated[int | None, BeforeValidator(_int)]
+Int = Annotated[int | None, BeforeValidator(as_int)]
 Strings = Annotated[list[str], BeforeValidator(_strings)]
 
 

@@ -1,0 +1,22 @@
+"""Reading wire values leniently, for the platforms' parse modules: any field may be absent, null
+or of an unexpected type, and reading it never raises."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_INTEGER = re.compile(r"\s*-?\d+\s*")
+
+
+def as_int(value: Any) -> int | None:
+    """An integer from a number or from its decimal text; None for anything else (`true` too)."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and _INTEGER.fullmatch(value):
+        return int(value)
+    return None
