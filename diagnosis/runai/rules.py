@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Any, Literal
 
 from diagnosis.models import CATEGORY_PRECEDENCE, Category
 from diagnosis.runai.signals import Observation, quote
@@ -166,6 +166,21 @@ _OOM_TEXT = _any(
     _rx(r"\bOOMKilled\b|\bOOM[ -]?kill|Memory cgroup out of memory|Out of memory: Kill"),
 )
 
+
+def _image_pull(name: str, subcase: str, matches: Predicate) -> Rule:
+    """An IMAGE_PULL_FAILED cause: its sub-case picks the recommendation, its signature is the
+    registry's own words."""
+    return Rule(
+        name, "cause", matches, category="IMAGE_PULL_FAILED", subcase=subcase, signature=_image_pull_error
+    )
+
+
+def _node_failure(name: str, matches: Predicate, **options: Any) -> Rule:
+    """A NODE_FAILURE cause: the node or its hardware failed under the workload, which explains an
+    exit 137/143."""
+    return Rule(name, "cause", matches, category="NODE_FAILURE", explains_kill=True, **options)
+
+
 # --- the table ------------------------------------------------------------------------------------
 
 RULES: tuple[Rule, ...] = (
@@ -209,84 +224,49 @@ RULES: tuple[Rule, ...] = (
         explains_kill=True,
     ),
     # IMAGE_PULL_FAILED, by what the registry said (never assume credentials from BackOff alone).
-    Rule(
+    _image_pull(
         "image_pull_rate_limited",
-        "cause",
+        "rate_limit",
         _pull(r"toomanyrequests|429 Too Many Requests|pull rate limit"),
-        category="IMAGE_PULL_FAILED",
-        subcase="rate_limit",
-        signature=_image_pull_error,
     ),
-    Rule(
+    _image_pull(
         "image_pull_registry_dns",
-        "cause",
+        "dns",
         _pull(r"no such host|server misbehaving|name resolution|lookup \S+ on \S+"),
-        category="IMAGE_PULL_FAILED",
-        subcase="dns",
-        signature=_image_pull_error,
     ),
-    Rule(
+    _image_pull(
         "image_pull_registry_network",
-        "cause",
+        "network",
         _pull(
             r"i/o timeout|TLS handshake timeout|Timeout exceeded|context deadline exceeded|connection refused"
             r"|network is unreachable|x509:|certificate|server gave HTTP response to HTTPS client"
         ),
-        category="IMAGE_PULL_FAILED",
-        subcase="network",
-        signature=_image_pull_error,
     ),
-    Rule(
+    _image_pull(
         "image_pull_repository_missing_or_private",
-        "cause",
+        "repository_or_auth",
         _pull(r"pull access denied|may require authorization|may require 'docker login'"),
-        category="IMAGE_PULL_FAILED",
-        subcase="repository_or_auth",
-        signature=_image_pull_error,
     ),
-    Rule(
+    _image_pull(
         "image_pull_unauthorized",
-        "cause",
+        "auth",
         _pull(
             r"401 Unauthorized|403 Forbidden|\bunauthorized\b|authentication required|no basic auth credentials"
             r"|denied: requested access|failed to authorize|permission \"?[\w.]+\"? denied"
         ),
-        category="IMAGE_PULL_FAILED",
-        subcase="auth",
-        signature=_image_pull_error,
     ),
-    Rule(
+    _image_pull(
         "image_pull_manifest_missing",
-        "cause",
+        "manifest",
         _pull(r"manifest unknown|not found|manifest for \S+ not found|does not exist"),
-        category="IMAGE_PULL_FAILED",
-        subcase="manifest",
-        signature=_image_pull_error,
     ),
-    Rule(
+    _image_pull(
         "image_pull_invalid_reference",
-        "cause",
+        "invalid_reference",
         _pull(r"InvalidImageName|couldn't parse image name|invalid reference format"),
-        category="IMAGE_PULL_FAILED",
-        subcase="invalid_reference",
-        signature=_image_pull_error,
     ),
-    Rule(
-        "image_pull_node_disk",
-        "cause",
-        _pull(r"no space left on device"),
-        category="IMAGE_PULL_FAILED",
-        subcase="node_disk",
-        signature=_image_pull_error,
-    ),
-    Rule(
-        "image_pull_backoff",
-        "cause",
-        _IMAGE_PULL,
-        category="IMAGE_PULL_FAILED",
-        subcase="unspecified",
-        signature=_image_pull_error,
-    ),
+    _image_pull("image_pull_node_disk", "node_disk", _pull(r"no space left on device")),
+    _image_pull("image_pull_backoff", "unspecified", _IMAGE_PULL),
     # INIT_FAILED: an init container exited non-zero (or keeps crashing).
     Rule(
         "init_container_exit",
@@ -335,9 +315,8 @@ RULES: tuple[Rule, ...] = (
         subcase="volume",
     ),
     # NODE_FAILURE: the node or its hardware failed under the workload (G16 for GPU faults).
-    Rule(
+    _node_failure(
         "gpu_hardware_fault",
-        "cause",
         _any(
             _log("hardware"),
             _all(
@@ -345,19 +324,14 @@ RULES: tuple[Rule, ...] = (
                 _rx(r"\bXid\b|fallen off the bus|GPU is lost|uncorrectable ECC|double[- ]bit ECC|NVRM:"),
             ),
         ),
-        category="NODE_FAILURE",
-        explains_kill=True,
     ),
-    Rule(
+    _node_failure(
         "node_not_ready",
-        "cause",
         _any(
             _reason("NodeNotReady", "NodeStatusUnknown", "KubeletNotReady"),
             _rx(r"Node is not ready|Kubelet stopped posting node status"),
             lambda obs: obs.kind == "node_condition" and obs.condition_type == "Ready",
         ),
-        category="NODE_FAILURE",
-        explains_kill=True,
         signature=lambda obs: quote(
             f"{obs.condition_type}={obs.status} {obs.reason}: {obs.message}"
             if obs.kind == "node_condition"
@@ -365,49 +339,34 @@ RULES: tuple[Rule, ...] = (
             limit=300,
         ),
     ),
-    Rule(
+    _node_failure(
         "node_pressure_eviction",
-        "cause",
         _any(_reason("Evicted"), _rx(r"The node was low on resource|The node had condition")),
-        category="NODE_FAILURE",
-        explains_kill=True,
     ),
-    Rule(
+    _node_failure(
         "node_shutdown",
-        "cause",
         _any(_reason("NodeShutdown", "Rebooted"), _rx(r"imminent node shutdown")),
-        category="NODE_FAILURE",
-        explains_kill=True,
     ),
-    Rule(
+    _node_failure(
         "node_taint_eviction",
-        "cause",
         _any(
             _reason("TaintManagerEviction"),
             _condition("DisruptionTarget", "DeletionByTaintManager"),
             _rx(r"Marking for deletion Pod"),
         ),
-        category="NODE_FAILURE",
-        explains_kill=True,
     ),
-    Rule(
+    _node_failure(
         "kubelet_admission_or_critical_preemption",
-        "cause",
         _any(
             _reason("UnexpectedAdmissionError"),
             _condition("DisruptionTarget", "TerminationByKubelet"),
             _rx(r"Preempted in order to admit critical pod|Allocate failed due to"),
         ),
-        category="NODE_FAILURE",
-        explains_kill=True,
     ),
-    Rule(
+    _node_failure(
         "node_pressure_condition",
-        "cause",
         _kind("node_condition"),
-        category="NODE_FAILURE",
         direct=False,
-        explains_kill=True,
         signature=lambda obs: quote(
             f"{obs.condition_type}={obs.status} {obs.reason}: {obs.message}", limit=300
         ),

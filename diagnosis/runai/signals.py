@@ -106,6 +106,34 @@ class Observation:
 # --- Run:ai control plane -------------------------------------------------------------------------
 
 
+def from_condition(
+    condition: parse.Condition,
+    *,
+    source: str,
+    field: str,
+    kind: ObservationKind = "condition",
+    condition_type: str | None = None,
+    pod: str | None = None,
+    node: str | None = None,
+    exit_code: int | None = None,
+) -> Observation:
+    """A workload, pod or node condition at its last transition; `condition_type` when the
+    condition's own `type` is not the one to quote."""
+    return Observation(
+        source=source,
+        field=field,
+        kind=kind,
+        reason=condition.reason or "",
+        message=condition.message or "",
+        at=parse_instant(condition.lastTransitionTime),
+        status=condition.status,
+        condition_type=condition.type if condition_type is None else condition_type,
+        pod=pod,
+        node=node,
+        exit_code=exit_code,
+    )
+
+
 def from_status(status: parse.Workload, *, source: str = "get_workload_status") -> list[Observation]:
     found: list[Observation] = []
     if status.phaseMessage or status.phaseReason:
@@ -124,15 +152,10 @@ def from_status(status: parse.Workload, *, source: str = "get_workload_status") 
         if not (condition.reason or condition.message):
             continue
         found.append(
-            Observation(
+            from_condition(
+                condition,
                 source=source,
                 field=f"conditions[{index}]",
-                kind="condition",
-                reason=condition.reason or "",
-                message=condition.message or "",
-                at=parse_instant(condition.lastTransitionTime),
-                status=condition.status,
-                condition_type=condition.type,
                 exit_code=exit_code_in(condition.message),
             )
         )
@@ -252,17 +275,8 @@ def from_k8s_pod(pod: parse.K8sPod, *, pod_name: str) -> list[Observation]:
         if (condition.type or "") != "DisruptionTarget":
             continue
         found.append(
-            Observation(
-                source="k8s.read_pod",
-                field=f"status.conditions[{index}]",
-                kind="condition",
-                reason=condition.reason or "",
-                message=condition.message or "",
-                at=parse_instant(condition.lastTransitionTime),
-                status=condition.status,
-                condition_type=condition.type,
-                pod=pod_name,
-                node=node,
+            from_condition(
+                condition, source="k8s.read_pod", field=f"status.conditions[{index}]", pod=pod_name, node=node
             )
         )
     for group, init in (("initContainerStatuses", True), ("containerStatuses", False)):
@@ -363,15 +377,12 @@ def from_node(node: parse.Node, *, node_name: str) -> list[Observation]:
         if not unhealthy:
             continue
         found.append(
-            Observation(
+            from_condition(
+                condition,
                 source="k8s.read_node",
                 field=f"status.conditions[{index}]",
                 kind="node_condition",
-                reason=condition.reason or "",
-                message=condition.message or "",
-                at=parse_instant(condition.lastTransitionTime),
-                status=condition.status,
-                condition_type=kind,
+                condition_type=kind,  # "" for a condition without a type
                 node=node_name,
             )
         )
