@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from blocks.escape import code_span, escape_mrkdwn
@@ -30,19 +30,70 @@ BODY_CHARS = 9000
 LOG_SOURCES = ("k8s.read_pod_log", "ShowTrainingJobLogsPreview")
 HISTORY_SOURCES = ("get_workload_history",)
 
-USAGE_MARKDOWN = """\
+# The help text per language (rulings G9: labels follow the channel's language). The mention
+# sentences stay English: the sentence parser reads English words.
+USAGE_MARKDOWN: dict[str, str] = {
+    "en": """\
 **/diagnose** — read-only diagnosis of a failed training job. Nothing is ever changed.
 
 - `/diagnose runai cluster=<id> workload=<name> project=<project> [lookback=7d] [intent=active]`
 - `/diagnose runai id=<workload-id> cluster=<id>`
 - `/diagnose modelarts job=<id-or-name> [region=<region>]`
-- `/diagnose scan modelarts [region=<region>]`
+- `/diagnose scan runai cluster=<id> [project=<project>] [lookback=7d]` — every failed workload of a cluster (or project)
+- `/diagnose scan modelarts [region=<region>]` — every abnormal training job of a region
 - `/diagnose explain 137` — what an exit code means
 - `/diagnose help`
 
-Or mention the bot: `@diagnose-bot why did train-42 in ml-team fail on cluster prod-a?`
+Add `lang=en|fr|zh|ja` to choose the language.
+Or mention the bot: `@diagnose-bot why did train-42 in ml-team fail on cluster prod-a?`, `@diagnose-bot scan runai cluster=prod-a`.
 In a report's thread, reply `evidence`, `history`, `logs`, `json`, `why`, `rerun` or `explain <code>`.
-"""
+""",
+    "fr": """\
+**/diagnose** — diagnostic en lecture seule d’un job d’entraînement en échec. Rien n’est jamais modifié.
+
+- `/diagnose runai cluster=<id> workload=<nom> project=<projet> [lookback=7d] [intent=active]`
+- `/diagnose runai id=<id-du-workload> cluster=<id>`
+- `/diagnose modelarts job=<id-ou-nom> [region=<région>]`
+- `/diagnose scan runai cluster=<id> [project=<projet>] [lookback=7d]` — tous les workloads en échec d’un cluster (ou d’un projet)
+- `/diagnose scan modelarts [region=<région>]` — tous les jobs d’entraînement anormaux d’une région
+- `/diagnose explain 137` — ce que signifie un code de sortie
+- `/diagnose help`
+
+Ajoutez `lang=en|fr|zh|ja` pour choisir la langue.
+Ou mentionnez le bot\u00a0: `@diagnose-bot why did train-42 in ml-team fail on cluster prod-a?`, `@diagnose-bot scan runai cluster=prod-a`.
+Dans le fil d’un rapport, répondez `evidence`, `history`, `logs`, `json`, `why`, `rerun` ou `explain <code>`.
+""",
+    "zh": """\
+**/diagnose** —— 以只读方式诊断失败的训练作业，不做任何变更。
+
+- `/diagnose runai cluster=<id> workload=<名称> project=<项目> [lookback=7d] [intent=active]`
+- `/diagnose runai id=<工作负载 ID> cluster=<id>`
+- `/diagnose modelarts job=<ID 或名称> [region=<区域>]`
+- `/diagnose scan runai cluster=<id> [project=<项目>] [lookback=7d]` —— 诊断集群（或项目）内所有失败的工作负载
+- `/diagnose scan modelarts [region=<区域>]` —— 诊断区域内所有异常的训练作业
+- `/diagnose explain 137` —— 退出码的含义
+- `/diagnose help`
+
+加上 `lang=en|fr|zh|ja` 可指定语言。
+也可以 @ 机器人：`@diagnose-bot why did train-42 in ml-team fail on cluster prod-a?`、`@diagnose-bot scan runai cluster=prod-a`。
+在报告的线程中回复 `evidence`、`history`、`logs`、`json`、`why`、`rerun` 或 `explain <退出码>`。
+""",
+    "ja": """\
+**/diagnose** — 失敗したトレーニングジョブを読み取り専用で診断します。何も変更しません。
+
+- `/diagnose runai cluster=<id> workload=<名前> project=<プロジェクト> [lookback=7d] [intent=active]`
+- `/diagnose runai id=<ワークロード ID> cluster=<id>`
+- `/diagnose modelarts job=<ID または名前> [region=<リージョン>]`
+- `/diagnose scan runai cluster=<id> [project=<プロジェクト>] [lookback=7d]` — クラスター（またはプロジェクト）の失敗したワークロードをすべて診断
+- `/diagnose scan modelarts [region=<リージョン>]` — リージョンの異常なトレーニングジョブをすべて診断
+- `/diagnose explain 137` — 終了コードの意味
+- `/diagnose help`
+
+`lang=en|fr|zh|ja` で言語を指定できます。
+ボットをメンションすることもできます：`@diagnose-bot why did train-42 in ml-team fail on cluster prod-a?`、`@diagnose-bot scan runai cluster=prod-a`。
+レポートのスレッドでは `evidence`、`history`、`logs`、`json`、`why`、`rerun`、`explain <終了コード>` と返信できます。
+""",
+}
 
 
 def notice(text: str, *, emoji: str = ":information_source:") -> SlackMessage:
@@ -54,12 +105,21 @@ def notice_mrkdwn(mrkdwn_text: str, *, fallback: str, emoji: str = ":information
     return SlackMessage(text=fallback_text(fallback), blocks=[section(f"{emoji} {mrkdwn_text}")])
 
 
-def usage_message(*, problem: str | None = None) -> SlackMessage:
+def usage_problem(code: str, values: Mapping[str, str], *, lang: str, english: str) -> str:
+    """A grammar problem in `lang` (label `usage.<code>`); the English sentence when no label fits."""
+    try:
+        return label(f"usage.{code}", lang, **{"problem": english, **values})
+    except (KeyError, IndexError, ValueError):
+        return english
+
+
+def usage_message(*, problem: str | None = None, lang: str = "en") -> SlackMessage:
+    """The help text in `lang`, under the problem (already in `lang`) when there is one."""
     blocks: list[Block] = []
     if problem:
         blocks.append(section(f":warning: {escape_mrkdwn(problem)}"))
-    blocks.append(section(markdown_to_mrkdwn(USAGE_MARKDOWN)))
-    return SlackMessage(text=fallback_text(problem or "How to use /diagnose"), blocks=blocks)
+    blocks.append(section(markdown_to_mrkdwn(USAGE_MARKDOWN.get(lang) or USAGE_MARKDOWN["en"])))
+    return SlackMessage(text=fallback_text(problem or label("help_title", lang)), blocks=blocks)
 
 
 def markdown_message(
@@ -166,45 +226,103 @@ def why_message(diagnosis: Diagnosis, *, lang: str) -> SlackMessage:
     )
 
 
-def scan_message(scan: dict[str, Any], *, lang: str) -> SlackMessage:
-    """scan/v1 (rulings M13): counts per category, then one line per job grouped by category (the
-    most frequent first), then the error signatures several jobs share."""
-    platform = str(scan.get("platform") or "")
-    region = str(scan.get("region") or "")
+def scan_message(scan: Mapping[str, Any], *, lang: str, notes: Sequence[str] = ()) -> SlackMessage:
+    """scan/v1 (rulings M13): counts per category (the most frequent first), the causes several jobs
+    share (the scan's `recurring_causes`: the same error signature, image or node), the scan's
+    limitations, then one line per job grouped by category. `notes` are mrkdwn lines (demo note)."""
+    runai = scan.get("platform") == "runai"
     results = [item for item in scan.get("results") or [] if isinstance(item, dict)]
     by_category = scan.get("by_category") or {}
-    blocks: list[Block] = [header(label("scan_header", lang, platform=platform, region=region))]
-    summary = label("scan_summary", lang, scanned=scan.get("scanned", len(results)), diagnosed=len(results))
+    lookback = str(scan.get("lookback") or "?")
+    if runai:
+        project = str(scan.get("project") or "")
+        title = label(
+            "scan_header_runai",
+            lang,
+            cluster=str(scan.get("cluster_id") or "?"),
+            project=label("scan_header_project", lang, project=project) if project else "",
+            lookback=lookback,
+        )
+    else:
+        title = label("scan_header", lang, platform="ModelArts", region=str(scan.get("region") or "")).strip()
+    blocks: list[Block] = [header(title)]
+    summary = label(
+        "scan_summary_runai" if runai else "scan_summary",
+        lang,
+        scanned=scan.get("scanned", len(results)),
+        diagnosed=len(results),
+    )
     error = scan.get("error")
     if isinstance(error, dict):
         # The listing itself failed (403, 5xx…): what the engine says about it, nothing else.
         reason = str(error.get("root_cause") or error.get("outcome") or "?")
-        summary = label("scan_failed", lang, reason=reason)
+        summary = label("scan_failed_runai" if runai else "scan_failed", lang, reason=reason)
     blocks.append(section(escape_mrkdwn(summary)))
     if isinstance(by_category, dict) and by_category:
+        counted = sorted(by_category.items(), key=lambda pair: (-_count(pair[1]), str(pair[0])))
         blocks.append(
-            fields_section(
-                [f"*{escape_mrkdwn(str(k))}*\n{escape_mrkdwn(str(v))}" for k, v in by_category.items()]
-            )
+            fields_section([f"*{escape_mrkdwn(str(k))}*\n{escape_mrkdwn(str(v))}" for k, v in counted])
         )
     elif not results and not isinstance(error, dict):
-        blocks.append(section(escape_mrkdwn(label("scan_none", lang))))
+        none = label("scan_none_runai", lang, lookback=lookback) if runai else label("scan_none", lang)
+        blocks.append(section(escape_mrkdwn(none)))
+    # The causes several jobs share and the scan's limitations come before the per-job lines: in a
+    # large scan the job lines are what is cut (the full list is in the JSON in the thread).
     lines: list[str] = []
+    causes = _recurring_causes(scan, results)
+    if causes:
+        lines.append(f"*{escape_mrkdwn(label('scan_recurring', lang))}*")
+        for kind, value, count, names in causes:
+            jobs = label("scan_recurring_jobs", lang, count=count, names=", ".join(_names(names)))
+            what = label(f"scan_cause.{kind}", lang) if kind in CAUSE_KINDS else kind
+            lines.append(f"• {escape_mrkdwn(what)} {code_span(value[:300])} — {escape_mrkdwn(jobs)}")
+    limitations = [str(text) for text in scan.get("limitations") or [] if text]
+    if limitations:
+        lines.append(f"*{escape_mrkdwn(label('limitations', lang))}*")
+        lines.extend(f"• {escape_mrkdwn(' '.join(text.split())[:500])}" for text in limitations)
     for group, items in _grouped(results):
         lines.append(f"*{escape_mrkdwn(group)}* ({len(items)})")
         lines.extend(_scan_line(item) for item in items)
-    shared = _shared_signatures(results)
-    if shared:
-        lines.append(f"*{escape_mrkdwn(label('scan_recurring', lang))}*")
-        for signature, names in shared:
-            jobs = label("scan_recurring_jobs", lang, count=len(names), names=", ".join(names))
-            lines.append(f"• {code_span(signature[:300])} — {escape_mrkdwn(jobs)}")
-    packed, dropped = pack_lines(lines, max_blocks=MAX_BLOCKS - len(blocks) - 1, max_chars=BODY_CHARS)
+    tail = [context(note) for note in notes]
+    packed, dropped = pack_lines(
+        lines, max_blocks=MAX_BLOCKS - len(blocks) - len(tail) - 1, max_chars=BODY_CHARS
+    )
     blocks.extend(packed)
     truncated = bool(dropped)
     if truncated:
         blocks.append(context(":scissors: " + escape_mrkdwn(label("more_items", lang, count=dropped))))
-    return SlackMessage(text=fallback_text(summary), blocks=blocks, truncated=truncated)
+    blocks.extend(tail)
+    return SlackMessage(text=fallback_text(f"{title}: {summary}"), blocks=blocks, truncated=truncated)
+
+
+CAUSE_KINDS = ("signature", "image", "node")
+MAX_NAMES_PER_CAUSE = 12
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _recurring_causes(
+    scan: Mapping[str, Any], results: list[dict[str, Any]]
+) -> list[tuple[str, str, int, list[str]]]:
+    """(kind, value, job names): the scan's `recurring_causes` as the engine ordered them (most jobs
+    first); a scan without them (an older capture) gets the signatures several diagnosed jobs share."""
+    listed: list[tuple[str, str, int, list[str]]] = []
+    for cause in scan.get("recurring_causes") or []:
+        if not isinstance(cause, dict) or cause.get("value") is None:
+            continue
+        names = [str(name) for name in cause.get("workloads") or [] if name is not None]
+        count = _count(cause.get("count")) or len(names)
+        listed.append((str(cause.get("kind") or "?"), str(cause["value"]), count, names))
+    if "recurring_causes" in scan:
+        return listed
+    return [("signature", signature, len(names), names) for signature, names in _shared_signatures(results)]
+
+
+def _names(names: list[str]) -> list[str]:
+    hidden = len(names) - MAX_NAMES_PER_CAUSE
+    return names[:MAX_NAMES_PER_CAUSE] + ([f"+{hidden}"] if hidden > 0 else [])
 
 
 def _verdict(item: dict[str, Any]) -> str:

@@ -157,15 +157,22 @@ def progress_message(
 
 
 def scan_progress_message(
-    *, what: str, user: str, lang: str, done: int | None = None, total: int | None = None
+    *,
+    what: str,
+    user: str,
+    lang: str,
+    done: int | None = None,
+    total: int | None = None,
+    platform: str = "modelarts",
 ) -> SlackMessage:
     """The scan's placeholder: listing at first (`total` None), then jobs diagnosed out of the
-    abnormal jobs listed."""
+    abnormal jobs listed (Run:ai: failed workloads diagnosed out of those listed)."""
+    runai = platform == "runai"
     title = label_mrkdwn("scan_started", lang, what=what, user=Mention(user))
     if total is None:
-        detail = label("scan_listing", lang)
+        detail = label("scan_listing_runai" if runai else "scan_listing", lang)
     else:
-        detail = label("scan_progress", lang, done=done or 0, total=total)
+        detail = label("scan_progress_runai" if runai else "scan_progress", lang, done=done or 0, total=total)
     return SlackMessage(
         text=fallback_text(label("scan_started", lang, what=what, user=user) + " " + detail),
         blocks=[section(f":mag: {title}"), context(escape_mrkdwn(detail))],

@@ -1,5 +1,6 @@
-"""Answers to the bot's questions and buttons: a choice or a typed value resumes the stored request;
-Cancel drops it; Retry (after a permission denial) and Re-run run it again, access checked anew."""
+"""Answers to the bot's questions and buttons: a choice or a typed value resumes the stored request
+(a diagnosis, or a scan that asked for its cluster); Cancel drops it; Retry (after a permission
+denial) and Re-run run it again, access checked anew."""
 
 from __future__ import annotations
 
@@ -7,20 +8,22 @@ from slack_sdk import WebClient
 
 from blocks.labels import Mention, label, label_mrkdwn
 from blocks.messages import denied_message, notice, notice_mrkdwn
-from blocks.progress import progress_message
+from blocks.progress import progress_message, scan_progress_message
 from blocks.prompts import answered_message, cancelled_message
 from bot import access
 from bot.audit import audit
 from bot.conversation import Conversation, channel_lang, ui_lang
 from bot.messaging import try_post, update
+from bot.scans import Scans
 from bot.services import BotServices
 from bot.slack_client import Notifier
 
 
 class Answers:
-    def __init__(self, services: BotServices, conversation: Conversation) -> None:
+    def __init__(self, services: BotServices, conversation: Conversation, scans: Scans) -> None:
         self.services = services
         self.conversation = conversation
+        self.scans = scans
 
     def answer(
         self, client: WebClient, pending_id: str, value: str, *, user: str, channel: str | None
@@ -75,28 +78,26 @@ class Answers:
             outcome="answered",
             key=question.key,
         )
+        scan = pending.purpose == "scan"
+        placeholder = (
+            scan_progress_message(
+                what=draft.describe_scan(), user=pending.user, lang=labels, platform=draft.platform or ""
+            )
+            if scan
+            else progress_message(what=draft.describe(), user=pending.user, lang=labels)
+        )
         status_ts = place.status_ts
         if status_ts is None:
             status_ts = try_post(
-                client,
-                channel=place.channel,
-                thread_ts=place.thread_ts,
-                message=progress_message(what=draft.describe(), user=pending.user, lang=labels),
+                client, channel=place.channel, thread_ts=place.thread_ts, message=placeholder
             )
         else:
-            update(
-                client,
-                channel=place.channel,
-                ts=status_ts,
-                message=progress_message(what=draft.describe(), user=pending.user, lang=labels),
-            )
-        self.conversation.proceed(
-            client,
-            draft,
-            place=place.model_copy(update={"status_ts": status_ts}),
-            user=pending.user,
-            lang=pending.lang,
-        )
+            update(client, channel=place.channel, ts=status_ts, message=placeholder)
+        resumed = place.model_copy(update={"status_ts": status_ts})
+        if scan:
+            self.scans.proceed(client, draft, place=resumed, user=pending.user, lang=pending.lang)
+            return
+        self.conversation.proceed(client, draft, place=resumed, user=pending.user, lang=pending.lang)
 
     def cancel(self, client: WebClient, pending_id: str, *, user: str, channel: str | None) -> None:
         pending = self.services.store.take_pending(pending_id)

@@ -3,6 +3,11 @@
 `diagnose bot --bundles DIR` answers from the bundles in DIR: a request matches a bundle when every
 identifier it gives equals the bundle's `request` value (ids exact, names exact); the replay then
 uses the bundle's own request and `captured_at`, exactly as `diagnose replay` would.
+
+Scans: live, the engine's ModelArts scan (a region) or Run:ai scan (a cluster, optionally one
+project, within a lookback). In demo mode a recorded scan (a bundle that names no job and holds the
+listing) is replayed through the same engine code; without one, every job bundle of the region or
+cluster counts as one listed job.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from bot.grammar import IDENTIFIER_KEYS, RequestDraft
 from diagnosis import engine
 from diagnosis.models import Bundle, Choice, DiagnoseRequest, Diagnosis, Exchange, Platform
+from diagnosis.recurring import ScanMember
 from diagnosis.replay import BundleError, load_bundle
 
 if TYPE_CHECKING:
@@ -27,9 +33,25 @@ Observer = Callable[[str], None]
 ScanObserver = Callable[["ScanProgress"], None]
 log = logging.getLogger("diagnose.bot")
 
-# A ModelArts scan capture: a bundle that names no job and records the job listing (`diagnose
-# modelarts scan --capture`); `/diagnose scan modelarts` replays it as the live scan would run.
-SCAN_LISTING_OP = "ListTrainingJobs"
+# A scan capture: a bundle that names no job and records the listing (`diagnose modelarts scan
+# --capture`, or a Run:ai scan recorded with its `filterBy` pages); `/diagnose scan …` replays it
+# as the live scan would run.
+SCAN_LISTING_OPS: dict[str, str] = {"modelarts": "ListTrainingJobs", "runai": "list_workloads"}
+JOB_KEYS: dict[str, tuple[str, ...]] = {
+    "modelarts": ("job_id", "job_name"),
+    "runai": ("workload_id", "workload_name"),
+}
+
+
+@dataclass(frozen=True)
+class ScanScope:
+    """What a scan covers: a ModelArts region, or a Run:ai cluster (and project) within a lookback."""
+
+    platform: Platform
+    region: str | None = None
+    cluster_id: str | None = None
+    project: str | None = None
+    lookback: str | None = None
 
 
 @dataclass
@@ -68,14 +90,13 @@ class DiagnosisBackend(Protocol):
 
     async def scan(
         self,
-        platform: Platform,
+        scope: ScanScope,
         *,
-        region: str | None,
         lang: str | None,
         now: datetime,
         progress: ScanObserver | None = None,
     ) -> dict[str, Any]:
-        """scan/v1 (rulings M13) for a region; `progress` hears jobs done / total as they finish."""
+        """scan/v1 (rulings M13) for a region or a cluster; `progress` hears jobs done / total."""
         ...
 
     async def log_url(self, *, job_id: str, task_id: str, region: str | None) -> str: ...
@@ -112,8 +133,11 @@ class LiveBackend:
     name = "live"
     demo = False
 
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, *, scan_rate_per_second: float | None = None, **options: Any) -> None:
+        """`options` go to the engine's live clients; a Run:ai scan's request rate defaults to the
+        engine's (a 429 halves it for the rest of the scan)."""
         self.options = options
+        self.scan_rate_per_second = scan_rate_per_second
 
     async def diagnose(
         self, request: DiagnoseRequest, *, lang: str | None, observer: Observer | None, now: datetime
@@ -131,27 +155,40 @@ class LiveBackend:
 
     async def scan(
         self,
-        platform: Platform,
+        scope: ScanScope,
         *,
-        region: str | None,
         lang: str | None,
         now: datetime,
         progress: ScanObserver | None = None,
     ) -> dict[str, Any]:
-        if platform != "modelarts":
-            raise BackendUnavailable("scan is available for ModelArts only")
+        if scope.platform == "runai":
+            from diagnosis.runai import scan as runai_scan
+
+            if not scope.cluster_id:
+                raise BackendUnavailable("a Run:ai scan needs its cluster")
+            result = await runai_scan.run_scan(
+                cluster_id=scope.cluster_id,
+                project=scope.project,
+                lookback=scope.lookback or runai_scan.DEFAULT_LOOKBACK,
+                now=now,
+                rate_per_second=self.scan_rate_per_second or runai_scan.DEFAULT_RATE_PER_SECOND,
+                progress=counts_to(progress),
+                lang=engine.resolve_lang("runai", lang),
+            )
+            runai_data: dict[str, Any] = result.to_json_dict()
+            return runai_data
         from diagnosis.modelarts.backend import BACKEND as MODELARTS
         from diagnosis.modelarts.scan import run_scan
 
-        async with MODELARTS.live_sources(region=region) as make_source:
-            result = await run_scan(
+        async with MODELARTS.live_sources(region=scope.region) as make_source:
+            modelarts_result = await run_scan(
                 make_source,
-                region=region,
+                region=scope.region,
                 now=now,
                 lang=engine.resolve_lang("modelarts", lang),
                 progress=progress,
             )
-        data: dict[str, Any] = result.to_json_dict()
+        data: dict[str, Any] = modelarts_result.to_json_dict()
         return data
 
     async def log_url(self, *, job_id: str, task_id: str, region: str | None) -> str:
@@ -164,8 +201,8 @@ class LiveBackend:
 class BundlesBackend:
     """Recorded bundles in a directory (searched recursively); nothing leaves the machine.
 
-    Job bundles answer requests; scan captures (a ModelArts bundle naming no job, with the job
-    listing) answer `/diagnose scan modelarts` for their region."""
+    Job bundles answer requests; scan captures (a bundle naming no job, with the listing) answer
+    `/diagnose scan modelarts` for their region and `/diagnose scan runai` for their cluster."""
 
     name = "bundles"
     demo = True
@@ -239,35 +276,26 @@ class BundlesBackend:
 
     async def scan(
         self,
-        platform: Platform,
+        scope: ScanScope,
         *,
-        region: str | None,
         lang: str | None,
         now: datetime,
         progress: ScanObserver | None = None,
     ) -> dict[str, Any]:
-        captures = [
-            bundle
-            for bundle in self.scan_bundles
-            if bundle.platform == platform and (not region or bundle.request.get("region") == region)
-        ]
+        captures = [bundle for bundle in self.scan_bundles if _capture_answers(bundle, scope)]
         if captures:
-            return await _replay_scan(captures[0], lang=lang, progress=progress)
-        return await self._scan_job_bundles(platform, region=region, lang=lang, progress=progress)
+            return await _replay_scan(captures[0], scope, lang=lang, progress=progress)
+        return await self._scan_job_bundles(scope, lang=lang, progress=progress)
 
     async def _scan_job_bundles(
-        self, platform: Platform, *, region: str | None, lang: str | None, progress: ScanObserver | None
+        self, scope: ScanScope, *, lang: str | None, progress: ScanObserver | None
     ) -> dict[str, Any]:
-        """No scan capture: every job bundle of the platform (and region) counts as one listed job."""
+        """No scan capture: every job bundle of the region (or cluster and project) counts as one
+        listed job, diagnosed from its bundle at its own moment."""
         from diagnosis.modelarts.scan import ScanProgress
 
-        chosen = [
-            bundle
-            for bundle in self.bundles
-            if bundle.platform == platform and (not region or bundle.request.get("region") == region)
-        ]
-        results: list[dict[str, Any]] = []
-        by_category: dict[str, int] = {}
+        chosen = [bundle for bundle in self.bundles if _bundle_in_scope(bundle, scope)]
+        runs: list[DiagnosisRun] = []
         if progress is not None:
             progress(ScanProgress(done=0, total=len(chosen), job_name=None))
         for done, bundle in enumerate(chosen, start=1):
@@ -275,48 +303,140 @@ class BundlesBackend:
                 diagnosis = await engine.diagnose_with(
                     engine.request_from_bundle(bundle), source, now=bundle.captured_at, lang=lang
                 )
-            key = diagnosis.category or diagnosis.outcome
-            by_category[key] = by_category.get(key, 0) + 1
-            results.append(diagnosis.to_json_dict())
+            runs.append(DiagnosisRun(diagnosis, list(bundle.exchanges)))
             if progress is not None:
                 progress(ScanProgress(done=done, total=len(chosen), job_name=diagnosis.target.name))
-        return {
-            "schema": "scan/v1",
-            "platform": platform,
-            "region": region,
-            "scanned": len(results),
-            "by_category": by_category,
-            "results": results,
-        }
+        return _scan_json(scope, runs)
 
     async def log_url(self, *, job_id: str, task_id: str, region: str | None) -> str:
         raise BackendUnavailable("demo bundles hold no log link: connect ModelArts to get one")
 
 
 def is_scan_capture(bundle: Bundle) -> bool:
-    """A ModelArts bundle that names no job and holds the job listing: a recorded scan."""
-    names_a_job = any(bundle.request.get(key) for key in ("job_id", "job_name"))
+    """A bundle that names no job and holds the platform's listing: a recorded scan."""
+    names_a_job = any(bundle.request.get(key) for key in JOB_KEYS.get(bundle.platform, ()))
+    listing = SCAN_LISTING_OPS.get(bundle.platform)
+    return not names_a_job and any(exchange.op == listing for exchange in bundle.exchanges)
+
+
+def _capture_answers(bundle: Bundle, scope: ScanScope) -> bool:
+    """Whether a recorded scan is the one asked for: same platform and region, or same cluster,
+    project and (when one is asked) lookback: the recorded listing answers only its own filter."""
+    if bundle.platform != scope.platform:
+        return False
+    recorded = bundle.request
+    if scope.platform == "modelarts":
+        return not scope.region or recorded.get("region") == scope.region
     return (
-        bundle.platform == "modelarts"
-        and not names_a_job
-        and any(exchange.op == SCAN_LISTING_OP for exchange in bundle.exchanges)
+        recorded.get("cluster_id") == scope.cluster_id
+        and (recorded.get("project") or None) == (scope.project or None)
+        and (not scope.lookback or (recorded.get("lookback") or None) in (None, scope.lookback))
     )
 
 
-async def _replay_scan(bundle: Bundle, *, lang: str | None, progress: ScanObserver | None) -> dict[str, Any]:
+def _bundle_in_scope(bundle: Bundle, scope: ScanScope) -> bool:
+    if bundle.platform != scope.platform:
+        return False
+    recorded = bundle.request
+    if scope.platform == "modelarts":
+        return not scope.region or recorded.get("region") == scope.region
+    return recorded.get("cluster_id") == scope.cluster_id and (
+        not scope.project or recorded.get("project") == scope.project
+    )
+
+
+def counts_to(progress: ScanObserver | None) -> Callable[[int, int], None] | None:
+    """The Run:ai scan's `(done, total)` callback, as the bot's ScanProgress observer hears it."""
+    if progress is None:
+        return None
+    from diagnosis.modelarts.scan import ScanProgress
+
+    def heard(done: int, total: int) -> None:
+        progress(ScanProgress(done=done, total=total, job_name=None))
+
+    return heard
+
+
+async def _replay_scan(
+    bundle: Bundle, scope: ScanScope, *, lang: str | None, progress: ScanObserver | None
+) -> dict[str, Any]:
     """The engine's scan over a recorded capture, at the capture's moment (as `--bundle` does)."""
+    if bundle.platform == "runai":
+        from diagnosis.runai import scan as runai_scan
+        from diagnosis.runai.backend import BACKEND as RUNAI
+
+        async with RUNAI.replay_sources(bundle) as make_runai_source:
+            result = await runai_scan.scan_with(
+                make_runai_source,
+                cluster_id=str(bundle.request.get("cluster_id") or scope.cluster_id),
+                project=bundle.request.get("project") or None,
+                # The recorded pages answer the recorded filter only: the capture's own lookback.
+                lookback=str(bundle.request.get("lookback") or scope.lookback or runai_scan.DEFAULT_LOOKBACK),
+                now=bundle.captured_at,
+                lang=engine.resolve_lang("runai", lang),
+                progress=counts_to(progress),
+            )
+        runai_data: dict[str, Any] = result.to_json_dict()
+        return runai_data
     from diagnosis.modelarts.backend import BACKEND as MODELARTS
     from diagnosis.modelarts.scan import run_scan
 
     async with MODELARTS.replay_sources(bundle) as make_source:
-        result = await run_scan(
+        modelarts_result = await run_scan(
             make_source,
             region=str(make_source.fixed_args.get("region") or "") or None,
             now=bundle.captured_at,
             lang=engine.resolve_lang("modelarts", lang),
             progress=progress,
         )
-    data: dict[str, Any] = result.to_json_dict()
+    data: dict[str, Any] = modelarts_result.to_json_dict()
+    return data
+
+
+def _scan_json(scope: ScanScope, runs: list[DiagnosisRun]) -> dict[str, Any]:
+    """scan/v1 of job bundles replayed one by one, built by the platform's own scan result (counts
+    by category, recurring causes: signatures, and Run:ai images and nodes from the answers)."""
+    diagnoses = [run.diagnosis for run in runs]
+    if scope.platform == "runai":
+        from diagnosis.runai import parse
+        from diagnosis.runai import scan as runai_scan
+
+        members = [
+            ScanMember(
+                name=run.diagnosis.target.name or run.diagnosis.target.workload_id or "?",
+                outcome=run.diagnosis.outcome,
+                signature=run.diagnosis.signature,
+                images=runai_scan.images_of(parse.Workload(), run.exchanges),
+                nodes=runai_scan.nodes_of(run.exchanges),
+            )
+            for run in runs
+        ]
+        result = runai_scan.ScanResult(
+            cluster_id=scope.cluster_id or "?",
+            project=scope.project,
+            lookback=scope.lookback or runai_scan.DEFAULT_LOOKBACK,
+            scanned=len(runs),
+            results=diagnoses,
+            members=members,
+        )
+        runai_data: dict[str, Any] = result.to_json_dict()
+        return runai_data
+    from diagnosis.modelarts.scan import ScanResult
+
+    modelarts_result = ScanResult(
+        region=scope.region,
+        scanned=len(runs),
+        results=diagnoses,
+        members=[
+            ScanMember(
+                name=item.target.name or item.target.job_id or "?",
+                outcome=item.outcome,
+                signature=item.signature,
+            )
+            for item in diagnoses
+        ],
+    )
+    data: dict[str, Any] = modelarts_result.to_json_dict()
     return data
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from typing import Any
+from typing import Any, Literal
 
 from slack_sdk import WebClient
 
@@ -188,8 +188,10 @@ class Conversation:
         place: Place,
         user: str,
         lang: str | None,
+        purpose: Literal["diagnose", "scan"] = "diagnose",
     ) -> None:
-        """Post the question in the thread; the pending request is stored first (survives restarts)."""
+        """Post the question in the thread; the pending request is stored first (survives restarts).
+        `purpose` says what the answer resumes: this diagnosis, or a scan (bot/scans.py)."""
         services = self.services
         labels = ui_lang(services, platform=draft.platform, channel=place.channel, explicit=lang)
         pending = PendingRequest(
@@ -201,6 +203,7 @@ class Conversation:
             user=user,
             lang=lang,
             created_at=services.now(),
+            purpose=purpose,
         )
         services.store.put_pending(pending)
         message = question_message(
@@ -229,7 +232,7 @@ class Conversation:
             "question",
             user=user,
             channel=place.channel,
-            what=draft.describe(),
+            what=draft.describe_scan() if purpose == "scan" else draft.describe(),
             outcome="asked",
             key=question.key,
         )

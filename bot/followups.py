@@ -1,4 +1,4 @@
-"""Answers from a stored diagnosis (thread follow-ups), explanations, scans and the log link."""
+"""Answers from a stored diagnosis (thread follow-ups), explanations and the log link."""
 
 from __future__ import annotations
 
@@ -16,10 +16,8 @@ from blocks.messages import (
     logs_message,
     markdown_message,
     notice,
-    scan_message,
     why_message,
 )
-from blocks.progress import scan_progress_message
 from blocks.prompts import log_link_button, log_link_message
 from bot import access
 from bot.audit import audit
@@ -27,15 +25,12 @@ from bot.backends import BackendUnavailable
 from bot.conversation import Conversation, engine_lang, ui_lang
 from bot.explain import explain_markdown
 from bot.mentions import FollowUp
-from bot.messaging import replace_or_post, try_post, upload
-from bot.pictures import post_scan_chart
-from bot.policy import Scope
-from bot.progress import ScanProgressReporter
+from bot.messaging import try_post, upload
 from bot.services import Asker, BotServices
-from bot.slack_client import Notifier, best_effort_client, quiet_client
+from bot.slack_client import Notifier, quiet_client
 from bot.state.models import ThreadRecord
 from diagnosis.masking import mask
-from diagnosis.models import Diagnosis, Platform
+from diagnosis.models import Diagnosis
 
 log = logging.getLogger("diagnose.bot")
 
@@ -133,98 +128,6 @@ class FollowUps:
                 notifier.tell(message)
             return
         notifier.tell(message)
-
-    def scan(self, client: WebClient, platform: Platform, region: str | None, asker: Asker) -> None:
-        """On the diagnosis pool: a region-wide scan with its progress (jobs done / total) on the
-        placeholder, then the grouped summary, the scan/v1 JSON and the chart in its thread."""
-        services = self.services
-        lang = ui_lang(services, platform=platform, channel=asker.channel, explicit=asker.lang)
-        notifier = Notifier(
-            client, channel=asker.channel, user=asker.user, thread_ts=asker.thread_ts, respond=asker.respond
-        )
-        what = f"{platform} scan" + (f" {region}" if region else "")
-        decision = access.for_scan(
-            services, Scope(platform=platform, region=region), user=asker.user, channel=asker.channel
-        )
-        if not decision.allowed:
-            notifier.tell(denied_message(lang=lang))
-            audit(
-                "scan",
-                user=asker.user,
-                channel=asker.channel,
-                what=what,
-                outcome="denied",
-                reason=decision.reason,
-            )
-            return
-        status_ts = try_post(
-            client,
-            channel=asker.channel,
-            thread_ts=asker.thread_ts,
-            message=scan_progress_message(what=what, user=asker.user, lang=lang),
-        )
-        if status_ts is None:
-            notifier.tell(notice(label("post_failed", lang, error="chat.postMessage"), emoji=":warning:"))
-            return
-        reporter = ScanProgressReporter(
-            client=best_effort_client(client),
-            worker=services.worker,
-            channel=asker.channel,
-            ts=status_ts,
-            what=what,
-            user=asker.user,
-            lang=lang,
-            interval=services.progress_interval,
-        )
-        try:
-            result = asyncio.run(
-                services.backend.scan(
-                    platform,
-                    region=region,
-                    lang=engine_lang(services, channel=asker.channel, explicit=asker.lang),
-                    now=services.now(),
-                    progress=reporter,
-                )
-            )
-        except Exception as exc:
-            reporter.close()
-            reason = str(exc) if isinstance(exc, BackendUnavailable) else type(exc).__name__
-            log.error("scan failed: %s", mask(reason), exc_info=exc)
-            replace_or_post(
-                client,
-                channel=asker.channel,
-                ts=status_ts,
-                thread_ts=asker.thread_ts,
-                message=notice(mask(label("failed", lang, reason=reason, ref="scan")), emoji=":x:"),
-            )
-            audit("scan", user=asker.user, channel=asker.channel, what=what, outcome="error")
-            return
-        reporter.close()
-        replace_or_post(
-            client,
-            channel=asker.channel,
-            ts=status_ts,
-            thread_ts=asker.thread_ts,
-            message=scan_message(result, lang=lang),
-        )
-        thread_ts = asker.thread_ts or status_ts
-        upload(
-            client,
-            channel=asker.channel,
-            thread_ts=thread_ts,
-            content=json.dumps(result, ensure_ascii=False, indent=2),
-            filename=f"scan-{platform}-{region or 'default'}.json",
-            title=f"scan/v1 {platform} {region or ''}".strip(),
-        )
-        post_scan_chart(client, result, channel=asker.channel, thread_ts=thread_ts, lang=lang)
-        audit(
-            "scan",
-            user=asker.user,
-            channel=asker.channel,
-            what=what,
-            outcome="done",
-            scanned=result.get("scanned"),
-        )
 
     def log_link(
         self, client: WebClient, record: ThreadRecord, task: str, *, user: str, channel: str

@@ -149,6 +149,21 @@ class RequestDraft(BaseModel):
         platform = "Run:ai" if self.platform == "runai" else "ModelArts"
         return f"{platform} {main}" + (f" ({details})" if details else "")
 
+    def missing_for_scan(self) -> list[str]:
+        """What a scan still needs: a Run:ai scan never guesses its cluster; ModelArts needs nothing."""
+        return ["cluster_id"] if self.platform == "runai" and not self.cluster_id else []
+
+    def describe_scan(self) -> str:
+        """`Run:ai cluster prod-a (project ml-team, last 7d)`: what a scan covers, in plain text."""
+        if self.platform == "runai":
+            extra = [
+                f"project {self.project}" if self.project else "",
+                f"last {self.lookback}" if self.lookback else "",
+            ]
+            details = ", ".join(part for part in extra if part)
+            return f"Run:ai cluster {self.cluster_id or '?'}" + (f" ({details})" if details else "")
+        return "ModelArts" + (f" region {self.region}" if self.region else "")
+
 
 class DiagnoseCommand(BaseModel):
     kind: Literal["diagnose"] = "diagnose"
@@ -157,10 +172,25 @@ class DiagnoseCommand(BaseModel):
 
 
 class ScanCommand(BaseModel):
+    """`scan modelarts [region=…]` or `scan runai cluster=<id> [project=<p>] [lookback=7d]`."""
+
     kind: Literal["scan"] = "scan"
     platform: Platform
     region: str | None = None
+    cluster_id: str | None = None
+    project: str | None = None
+    lookback: str | None = None
     lang: str | None = None
+
+    def draft(self) -> RequestDraft:
+        """What the scan covers, as a draft (the cluster may still be missing: it is then asked)."""
+        return RequestDraft(
+            platform=self.platform,
+            region=self.region,
+            cluster_id=self.cluster_id,
+            project=self.project,
+            lookback=self.lookback,
+        )
 
 
 class ExplainCommand(BaseModel):
@@ -174,8 +204,17 @@ class HelpCommand(BaseModel):
 
 
 class UsageProblem(BaseModel):
+    """Input the grammar cannot use. `problem` is the English sentence (audit, logs); `code` and
+    `values` let the bot say it in the channel's language (label `usage.<code>`)."""
+
     kind: Literal["usage"] = "usage"
     problem: str
+    code: str = "generic"
+    values: dict[str, str] = Field(default_factory=dict)
+
+
+def _problem(code: str, english: str, **values: str) -> UsageProblem:
+    return UsageProblem(problem=english, code=code, values=values)
 
 
 Command = Annotated[
@@ -214,29 +253,52 @@ def parse_command(text: str) -> Command:
 
 def _explain(words: list[str]) -> Command:
     if len(words) != 1 or not re.fullmatch(r"-?\d{1,4}", words[0]):
-        return UsageProblem(problem="explain takes one exit code, e.g. `explain 137`")
+        return _problem("explain", "explain takes one exit code, e.g. `explain 137`")
     return ExplainCommand(code=int(words[0]))
+
+
+SCAN_USAGE = "`scan modelarts [region=…]` or `scan runai cluster=<id> [project=<p>] [lookback=7d]`"
+# key (as typed) -> field, per platform a scan covers.
+SCAN_KEYS: dict[Platform, dict[str, str]] = {
+    "modelarts": {"region": "region"},
+    "runai": {
+        "cluster": "cluster_id",
+        "cluster_id": "cluster_id",
+        "clusterid": "cluster_id",
+        "project": "project",
+        "lookback": "lookback",
+    },
+}
 
 
 def _scan(words: list[str]) -> Command:
     if not words or PLATFORM_WORDS.get(words[0].lower()) is None:
-        return UsageProblem(problem="scan needs a platform: `scan modelarts [region=…]`")
+        return _problem("scan_platform", f"scan needs a platform: {SCAN_USAGE}", usage=SCAN_USAGE)
     platform = PLATFORM_WORDS[words[0].lower()]
-    if platform != "modelarts":
-        return UsageProblem(problem="scan is available for ModelArts: `scan modelarts [region=…]`")
-    region: str | None = None
+    values: dict[str, str] = {}
     lang: str | None = None
     for word in words[1:]:
-        key, _, value = word.partition("=")
-        if key.lower() == "region" and value and _IDENTIFIER.match(value):
-            region = value
-        elif key.lower() == "lang" and value in LANGS:
+        key, equals, value = word.partition("=")
+        key = key.strip().lower().replace("-", "_")
+        value = value.strip().strip("<>")
+        field = SCAN_KEYS[platform].get(key) if equals else None
+        if key == "lang" and equals and value in LANGS:
             lang = value
-        elif _REGION.match(word):
-            region = word
+        elif field is not None and value and _IDENTIFIER.match(value):
+            values[field] = value
+        elif platform == "modelarts" and _REGION.match(word):
+            values["region"] = word
         else:
-            return UsageProblem(problem=f"scan does not understand {word!r}: use `scan modelarts [region=…]`")
-    return ScanCommand(platform=platform, region=region, lang=lang)
+            return _problem(
+                "scan_word",
+                f"scan does not understand {word!r}: use {SCAN_USAGE}",
+                word=word,
+                usage=SCAN_USAGE,
+            )
+    problem = _check_options(values)
+    if problem:
+        return problem
+    return ScanCommand(platform=platform, lang=lang, **values)
 
 
 def _diagnose(words: list[str], platform: Platform | None) -> Command:
@@ -252,48 +314,57 @@ def _diagnose(words: list[str], platform: Platform | None) -> Command:
         key = key.strip().lower().replace("-", "_")
         value = value.strip().strip("<>")
         if key not in KEY_ALIASES:
-            return UsageProblem(problem=f"unknown key {key!r}")
+            return _problem("unknown_key", f"unknown key {key!r}", key=key)
         field, implies = KEY_ALIASES[key]
         if not value:
-            return UsageProblem(problem=f"{key}= needs a value")
+            return _problem("needs_value", f"{key}= needs a value", key=key)
         if field == "lang":
             if value not in LANGS:
-                return UsageProblem(problem=f"lang must be one of {', '.join(LANGS)}")
+                return _problem("lang", f"lang must be one of {', '.join(LANGS)}", langs=", ".join(LANGS))
             lang = value
             continue
         if not _IDENTIFIER.match(value):
-            return UsageProblem(problem=f"{key}={value!r} is not a valid identifier")
+            return _problem(
+                "bad_identifier", f"{key}={value!r} is not a valid identifier", value=f"{key}={value}"
+            )
         if implies:
             implied.add(implies)
         values[field] = value
     if len(bare) > 1:
-        return UsageProblem(problem=f"I do not understand {' '.join(bare)!r}: use key=value words")
+        return _problem(
+            "bare_words", f"I do not understand {' '.join(bare)!r}: use key=value words", words=" ".join(bare)
+        )
     if bare:
         if not _IDENTIFIER.match(bare[0]):
-            return UsageProblem(problem=f"{bare[0]!r} is not a valid identifier")
+            return _problem("bad_identifier", f"{bare[0]!r} is not a valid identifier", value=bare[0])
         values.setdefault("id" if _UUID.match(bare[0]) else "name", bare[0])
     if platform is None and len(implied) == 1:
         platform = next(iter(implied))
     elif platform is None and len(implied) > 1:
-        return UsageProblem(problem="these keys mix Run:ai and ModelArts: name the platform first")
+        return _problem("mixed_platforms", "these keys mix Run:ai and ModelArts: name the platform first")
     if platform is not None and implied - {platform}:
-        return UsageProblem(problem=f"{', '.join(sorted(values))} do not all apply to {platform}")
+        return _problem(
+            "wrong_platform",
+            f"{', '.join(sorted(values))} do not all apply to {platform}",
+            keys=", ".join(sorted(values)),
+            platform=platform,
+        )
     if not values and platform is None:
         return HelpCommand()
     problem = _check_options(values)
     if problem:
-        return UsageProblem(problem=problem)
+        return problem
     return DiagnoseCommand(draft=_draft(values, platform), lang=lang)
 
 
-def _check_options(values: dict[str, str]) -> str | None:
+def _check_options(values: dict[str, str]) -> UsageProblem | None:
     if "lookback" in values:
         try:
             parse_duration(values["lookback"])
         except ValueError as exc:
-            return str(exc)
+            return _problem("lookback", str(exc), value=values["lookback"])
     if "intent" in values and values["intent"] not in ("failure", "active"):
-        return "intent must be failure or active"
+        return _problem("intent", "intent must be failure or active")
     return None
 
 

@@ -237,7 +237,9 @@ def parse_sentence(text: str) -> Command | None:
     if "job" in found or "region" in found:
         platforms.add("modelarts")
     if len(platforms) > 1:
-        return UsageProblem(problem="that mixes Run:ai and ModelArts identifiers: say which platform")
+        return UsageProblem(
+            problem="that mixes Run:ai and ModelArts identifiers: say which platform", code="mixed_platforms"
+        )
     platform = next(iter(platforms)) if platforms else None
 
     name = found.get("workload") or found.get("job") or subject

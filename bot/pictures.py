@@ -53,16 +53,32 @@ def post_scan_chart(
     chart = _drawn(lambda: render_scan_chart(scan), what="scan chart")
     if chart is None or chart.png is None:
         return False
-    region = str(scan.get("region") or "")
     return upload_file(
         client,
         channel=channel,
         thread_ts=thread_ts,
         data=chart.png,
-        filename=f"scan-{_file_safe(str(scan.get('platform') or 'scan'))}-{_file_safe(region or 'default')}.png",
-        title=label("scan_chart_title", lang, region=region),
-        alt_text=label("scan_chart_alt", lang, region=region),
+        filename=f"{scan_file_stem(scan)}.png",
+        title=label("scan_chart_title", lang, region=scan_place(scan)),
+        alt_text=label("scan_chart_alt", lang, region=scan_place(scan)),
     )
+
+
+def scan_place(scan: Mapping[str, Any]) -> str:
+    """What a scan covered, in words: the ModelArts region, or the Run:ai cluster (and project)."""
+    if scan.get("platform") == "runai":
+        parts = [str(scan.get("cluster_id") or ""), str(scan.get("project") or "")]
+        return " / ".join(part for part in parts if part)
+    return str(scan.get("region") or "")
+
+
+def scan_file_stem(scan: Mapping[str, Any]) -> str:
+    """`scan-modelarts-cn-north-4`, `scan-runai-<cluster>[-<project>]`: names of the scan's files."""
+    platform = _file_safe(str(scan.get("platform") or "scan"))
+    if scan.get("platform") == "runai":
+        parts = [str(scan.get("cluster_id") or "cluster"), str(scan.get("project") or "")]
+        return f"scan-{platform}-" + "-".join(_file_safe(part) for part in parts if part)
+    return f"scan-{platform}-{_file_safe(str(scan.get('region') or 'default'))}"
 
 
 def _drawn(draw: Callable[[], ChartResult], *, what: str) -> ChartResult | None:

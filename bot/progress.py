@@ -135,7 +135,7 @@ class ProgressReporter(CoalescedUpdates[str]):
 
 
 class ScanProgressReporter(CoalescedUpdates["ScanProgress"]):
-    """A running scan: jobs diagnosed out of the abnormal jobs listed."""
+    """A running scan: jobs diagnosed out of the abnormal jobs listed (Run:ai: failed workloads)."""
 
     def __init__(
         self,
@@ -147,6 +147,7 @@ class ScanProgressReporter(CoalescedUpdates["ScanProgress"]):
         what: str,
         user: str,
         lang: str,
+        platform: str = "modelarts",
         interval: float = 2.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -154,8 +155,14 @@ class ScanProgressReporter(CoalescedUpdates["ScanProgress"]):
         self.what = what
         self.user = user
         self.lang = lang
+        self.platform = platform
 
     def render(self, state: ScanProgress) -> SlackMessage:
         return scan_progress_message(
-            what=self.what, user=self.user, lang=self.lang, done=state.done, total=state.total
+            what=self.what,
+            user=self.user,
+            lang=self.lang,
+            done=state.done,
+            total=state.total,
+            platform=self.platform,
         )

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from slack_sdk import WebClient
 
+from blocks.kit import SlackMessage
 from blocks.labels import label
-from blocks.messages import notice, usage_message
+from blocks.messages import notice, usage_message, usage_problem
 from bot.audit import audit
 from bot.conversation import channel_lang
-from bot.grammar import DiagnoseCommand, ExplainCommand, HelpCommand, ScanCommand, UsageProblem
+from bot.grammar import Command, DiagnoseCommand, ExplainCommand, HelpCommand, ScanCommand, UsageProblem
 from bot.mentions import parse_follow_up, parse_mention
 from bot.messaging import try_post
 from bot.runtime import Runtime
@@ -53,18 +54,16 @@ def route_text(
         runtime.followups.explain(client, command.code, asker)
         return
     if isinstance(command, ScanCommand):
-        if (
-            runtime.services.worker.diagnosis(
-                runtime.followups.scan, client, command.platform, command.region, asker
-            )
-            is None
-        ):
-            try_post(
-                client,
+        runtime.scans.start(
+            client,
+            command,
+            Asker(
+                user=asker.user,
                 channel=asker.channel,
                 thread_ts=asker.thread_ts,
-                message=notice(label("busy", channel_lang(runtime.services, asker.channel))),
-            )
+                lang=command.lang or asker.lang,
+            ),
+        )
         return
     if not mentioned:
         return
@@ -77,15 +76,25 @@ def route_text(
             message=notice(label("no_thread_record", channel_lang(runtime.services, asker.channel))),
         )
         return
-    problem = command.problem if isinstance(command, UsageProblem) else None
     if command is None or isinstance(command, HelpCommand | UsageProblem):
         audit(
             "mention",
             user=asker.user,
             channel=asker.channel,
             what=text[:200],
-            outcome="usage" if problem else "help",
+            outcome="usage" if isinstance(command, UsageProblem) else "help",
         )
+        lang = channel_lang(runtime.services, asker.channel)
         try_post(
-            client, channel=asker.channel, thread_ts=asker.thread_ts, message=usage_message(problem=problem)
+            client, channel=asker.channel, thread_ts=asker.thread_ts, message=usage_reply(command, lang=lang)
         )
+
+
+def usage_reply(command: Command | None, *, lang: str) -> SlackMessage:
+    """The help in the channel's language, under what was wrong with the words when something was."""
+    problem = (
+        usage_problem(command.code, command.values, lang=lang, english=command.problem)
+        if isinstance(command, UsageProblem)
+        else None
+    )
+    return usage_message(problem=problem, lang=lang)

@@ -32,6 +32,8 @@ class PendingRequest(BaseModel):
     user: str
     lang: str | None = None
     created_at: datetime
+    # What the answer resumes: a diagnosis, or a scan (`/diagnose scan runai` asks for its cluster).
+    purpose: Literal["diagnose", "scan"] = "diagnose"
 
 
 class ThreadRecord(BaseModel):

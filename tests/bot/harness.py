@@ -22,7 +22,7 @@ import httpx
 from slack_sdk.signature import SignatureVerifier
 
 from bot.app import build_app, create_runtime
-from bot.backends import DiagnosisBackend, DiagnosisRun, Observer, ScanObserver
+from bot.backends import DiagnosisBackend, DiagnosisRun, Observer, ScanObserver, ScanScope
 from bot.grammar import RequestDraft
 from bot.policy import Policy
 from bot.runtime import Runtime
@@ -30,7 +30,7 @@ from bot.server import ThreadedServer, wsgi_app
 from bot.slack_client import make_client
 from bot.state.store import StateStore
 from diagnosis.modelarts.scan import ScanProgress
-from diagnosis.models import Choice, DiagnoseRequest, Diagnosis, Exchange, Platform
+from diagnosis.models import Choice, DiagnoseRequest, Diagnosis, Exchange
 from tests.blocks.checks import assert_message_within_limits, assert_view_within_limits
 from tests.fakes.slack_api import FakeSlackApi
 
@@ -59,6 +59,7 @@ class ScriptedBackend:
     scan_jobs: int = 0
     scan_delay: float = 0.0
     requests: list[DiagnoseRequest] = field(default_factory=list)
+    scans: list[ScanScope] = field(default_factory=list)
     log_urls: list[tuple[str, str]] = field(default_factory=list)
 
     async def diagnose(
@@ -77,13 +78,13 @@ class ScriptedBackend:
 
     async def scan(
         self,
-        platform: Platform,
+        scope: ScanScope,
         *,
-        region: str | None,
         lang: str | None,
         now: datetime,
         progress: ScanObserver | None = None,
     ) -> dict[str, Any]:
+        self.scans.append(scope)
         for done in range(self.scan_jobs + 1):
             if progress is not None:
                 progress(ScanProgress(done=done, total=self.scan_jobs, job_name=f"job-{done}"))
@@ -93,8 +94,8 @@ class ScriptedBackend:
             return self.scan_result
         return {
             "schema": "scan/v1",
-            "platform": platform,
-            "region": region,
+            "platform": scope.platform,
+            "region": scope.region,
             "scanned": 0,
             "by_category": {},
             "results": [],

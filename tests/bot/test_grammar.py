@@ -83,6 +83,13 @@ def test_platform_answer_moves_a_bare_name_to_the_right_field() -> None:
         ("explain 137", ExplainCommand(code=137)),
         ("scan modelarts region=cn-north-4", ScanCommand(platform="modelarts", region="cn-north-4")),
         ("scan modelarts", ScanCommand(platform="modelarts")),
+        (
+            "scan runai cluster=prod-a project=ml-team lookback=3d lang=fr",
+            ScanCommand(platform="runai", cluster_id="prod-a", project="ml-team", lookback="3d", lang="fr"),
+        ),
+        ("scan run:ai cluster_id=<prod-a>", ScanCommand(platform="runai", cluster_id="prod-a")),
+        # The cluster is asked in the thread, never guessed.
+        ("scan runai", ScanCommand(platform="runai")),
     ],
 )
 def test_other_commands(text: str, expected: object) -> None:
@@ -96,7 +103,11 @@ def test_other_commands(text: str, expected: object) -> None:
         "explain",
         "explain many",
         "scan",
-        "scan runai",
+        "scan runai region=cn-north-4",
+        "scan runai cluster=c lookback=forever",
+        "scan runai cluster=a,b",
+        "scan modelarts cluster=c",
+        "scan runai workload=w cluster=c",
         "runai cluster=a workload=b project=c lookback=forever",
         "runai intent=sometimes cluster=a",
         "runai cluster=a b c d",

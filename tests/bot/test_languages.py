@@ -76,3 +76,76 @@ def test_a_denial_and_the_rate_limit_speak_the_channel_language(
         bot.idle()
     assert "この診断を実行できません" in denied.body["text"]
     assert "beaucoup de diagnostics" in limited.body["text"]
+
+
+LANGUAGES = Policy.model_validate(
+    {"rules": [{}], "languages": {"C0FRANCE": "fr", "C0NIHON": "ja", "C0ZHONG": "zh"}}
+)
+
+
+@pytest.mark.parametrize(
+    ("channel", "words"),
+    [
+        ("C0FRANCE", ("diagnostic en lecture seule", "tous les workloads en échec d’un cluster")),
+        ("C0NIHON", ("読み取り専用で診断します", "失敗したワークロードをすべて診断")),
+        ("C0ZHONG", ("以只读方式诊断失败的训练作业", "诊断集群（或项目）内所有失败的工作负载")),
+        ("C0OTHER", ("read-only diagnosis of a failed training job", "every failed workload of a cluster")),
+    ],
+)
+def test_the_help_speaks_the_channel_language_and_shows_the_runai_scan(
+    slack_api: FakeSlackApi, sqlite_store: StateStore, channel: str, words: tuple[str, ...]
+) -> None:
+    backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
+    with running_bot(slack_api, backend=backend, store=sqlite_store, policy=LANGUAGES) as bot:
+        reply = bot.slack.command("help", channel=channel)
+        bot.idle()
+    help_text = json.dumps(reply.json()["blocks"], ensure_ascii=False)
+    assert reply.json()["response_type"] == "ephemeral"
+    for word in words:
+        assert word in help_text, word
+    assert "/diagnose scan runai cluster=&lt;id&gt; [project=" in help_text
+
+
+def test_a_usage_problem_and_the_mention_help_speak_the_channel_language(
+    slack_api: FakeSlackApi, sqlite_store: StateStore
+) -> None:
+    backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
+    with running_bot(slack_api, backend=backend, store=sqlite_store, policy=LANGUAGES) as bot:
+        unknown = bot.slack.command("runai frobnicate=1", channel="C0NIHON")
+        lookback = bot.slack.command("scan runai cluster=c lookback=forever", channel="C0FRANCE")
+        bot.slack.mention("bonjour", ts="1767225600.000100", channel="C0ZHONG")
+        posted = slack_api.wait_for("chat.postMessage")[0]
+        bot.idle()
+    assert unknown.json()["text"] == "不明なキー「frobnicate」"
+    assert "読み取り専用で診断します" in json.dumps(unknown.json()["blocks"], ensure_ascii=False)
+    assert lookback.json()["text"].startswith("lookback=forever n’est pas une durée")
+    assert posted.body["thread_ts"] == "1767225600.000100"
+    assert "以只读方式诊断失败的训练作业" in json.dumps(posted.body["blocks"], ensure_ascii=False)
+    assert backend.requests == [] and backend.scans == []
+
+
+def test_a_runai_scan_speaks_the_channel_language(slack_api: FakeSlackApi, sqlite_store: StateStore) -> None:
+    result = {
+        "schema": "scan/v1",
+        "platform": "runai",
+        "cluster_id": "3f1c-prod-a",
+        "project": "ml-team",
+        "lookback": "7d",
+        "scanned": 2,
+        "by_category": {"OOM_KILLED": 2},
+        "recurring_causes": [
+            {"kind": "node", "value": "gpu-node-7", "count": 2, "workloads": ["train-1", "train-2"]}
+        ],
+        "results": [example_diagnosis(OOM).to_json_dict() for _ in range(2)],
+    }
+    backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM), scan_result=result, scan_jobs=2)
+    with running_bot(slack_api, backend=backend, store=sqlite_store, policy=LANGUAGES) as bot:
+        bot.slack.command("scan runai cluster=3f1c-prod-a project=ml-team", channel="C0FRANCE")
+        slack_api.wait_for("files.completeUploadExternal")
+        bot.idle()
+    placeholder = slack_api.calls_to("chat.postMessage")[0]
+    assert "Liste des workloads en échec" in json.dumps(placeholder.body["blocks"], ensure_ascii=False)
+    summary = json.dumps(slack_api.calls_to("chat.update")[-1].body["blocks"], ensure_ascii=False)
+    assert "cluster Run:ai 3f1c-prod-a, projet ml-team" in summary
+    assert "2 workload(s) en échec diagnostiqué(s)" in summary
+    assert "même nœud `gpu-node-7` — 2 jobs\u00a0: train-1, train-2" in summary

@@ -60,7 +60,12 @@ def test_a_recorded_scan_shows_its_progress_then_the_grouped_summary(
     assert text.index("*CRASH_APP_ERROR* (3)") < text.index("*permission_denied* (1)")
     for name in ("scan-oom-a", "scan-oom-b", "scan-module"):
         assert text.index(name) < text.index("*permission_denied* (1)")
-    assert "Errors shared by several jobs" in text and "torch.OutOfMemoryError" in text
+    # The scan's recurring causes, most jobs first: the same image (3 jobs), the same error (2).
+    shared = text[text.index("Causes shared by several jobs") :]
+    assert shared.index("same image `PyTorch:pytorch_2.1.0") < shared.index(
+        "same error `torch.OutOfMemoryError"
+    )
+    assert "3 jobs: scan-oom-a, scan-oom-b, scan-module" in shared
 
 
 def test_progress_updates_are_coalesced_while_a_long_scan_runs(

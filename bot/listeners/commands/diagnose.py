@@ -7,11 +7,10 @@ from typing import Any
 from slack_bolt import Ack, BoltContext, Respond
 from slack_sdk import WebClient
 
-from blocks.labels import label
-from blocks.messages import usage_message
 from bot.audit import audit
 from bot.conversation import channel_lang
 from bot.grammar import DiagnoseCommand, ExplainCommand, ScanCommand, UsageProblem, parse_command
+from bot.router import usage_reply
 from bot.runtime import runtime_of
 from bot.services import Asker
 
@@ -21,15 +20,16 @@ def diagnose_command(
 ) -> None:
     parsed = parse_command(str(command.get("text") or ""))
     if not isinstance(parsed, DiagnoseCommand | ExplainCommand | ScanCommand):
-        problem = parsed.problem if isinstance(parsed, UsageProblem) else None
-        message = usage_message(problem=problem)
+        # The help speaks the channel's language, like every other label.
+        lang = channel_lang(runtime_of(context).services, str(command.get("channel_id") or ""))
+        message = usage_reply(parsed, lang=lang)
         ack(text=message.text, blocks=message.blocks, response_type="ephemeral")
         audit(
             "command",
             user=str(command.get("user_id")),
             channel=str(command.get("channel_id")),
             what=str(command.get("text") or "")[:200],
-            outcome="usage" if problem else "help",
+            outcome="usage" if isinstance(parsed, UsageProblem) else "help",
         )
         return
     ack()
@@ -45,5 +45,5 @@ def diagnose_command(
         worker.chat(runtime.conversation.start, client, parsed.draft, asker)
     elif isinstance(parsed, ExplainCommand):
         worker.chat(runtime.followups.explain, client, parsed.code, asker)
-    elif worker.diagnosis(runtime.followups.scan, client, parsed.platform, parsed.region, asker) is None:
-        respond(text=label("busy", channel_lang(runtime.services, asker.channel)), response_type="ephemeral")
+    else:
+        worker.chat(runtime.scans.start, client, parsed, asker)
