@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -20,7 +20,8 @@ Outcome = Literal[
     "observe",
 ]
 Route = Literal["preempted", "pending_scheduling"]
-Category = Literal[
+# The runbook's Run:ai taxonomy; ModelArts adds its own categories after it.
+RunaiCategory = Literal[
     "OOM_KILLED",
     "IMAGE_PULL_FAILED",
     "INIT_FAILED",
@@ -29,6 +30,9 @@ Category = Literal[
     "NODE_FAILURE",
     "SCHEDULING_POLICY_TERMINATED",
     "UNKNOWN",
+]
+Category = Literal[
+    RunaiCategory,
     "RESOURCE_INSUFFICIENT",
     "JOB_TIMEOUT",
     "JOB_STALLED",
@@ -39,16 +43,7 @@ Confidence = Literal["HIGH", "MEDIUM", "LOW"]
 FaultLevel = Literal["Fault", "Abnormal", "Suspected", "Normal"]
 Intent = Literal["failure", "active"]
 
-RUNAI_CATEGORIES: tuple[Category, ...] = (
-    "OOM_KILLED",
-    "IMAGE_PULL_FAILED",
-    "INIT_FAILED",
-    "DATASOURCE_MOUNT_FAILED",
-    "CRASH_APP_ERROR",
-    "NODE_FAILURE",
-    "SCHEDULING_POLICY_TERMINATED",
-    "UNKNOWN",
-)
+RUNAI_CATEGORIES: tuple[Category, ...] = get_args(RunaiCategory)
 
 # Strongest direct signal first (rulings G15).
 CATEGORY_PRECEDENCE: tuple[Category, ...] = (
