@@ -5,6 +5,7 @@ and the results through the Web API."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -61,6 +62,12 @@ def connect(
     # The server goes first: a client closing an open connection waits for its read to time out.
     socket_server.stop()
     for handler, runtime in opened:
+        # The client's reader sees the server go and drops its socket; closing the handler while it
+        # does would race slack_sdk's unguarded `sock is not None` check (None.close()).
+        session = handler.client.current_session
+        deadline = time.monotonic() + 5
+        while session is not None and session.is_active() and time.monotonic() < deadline:
+            time.sleep(0.01)
         handler.close()
         runtime.services.worker.shutdown()
 
