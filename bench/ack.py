@@ -20,8 +20,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import itertools
+import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -46,6 +49,7 @@ P99_CEILING_SECONDS = 0.3
 SLACK_DEADLINE_SECONDS = 3.0
 STARTUP_SECONDS = 60.0
 PROGRESS_EMOJI = ":hourglass_flowing_sand:"  # the placeholder's first block (blocks/progress.py)
+MENTION = re.compile(r"<@(U[A-Z0-9]+)>")
 
 
 @dataclass(frozen=True)
@@ -67,13 +71,16 @@ def example_commands() -> list[str]:
     return texts
 
 
-def signed_commands(count: int, *, api_url: str) -> list[SignedCommand]:
+def signed_commands(
+    count: int, *, api_url: str, texts: list[str], user_prefix: str = "U0BENCH"
+) -> list[SignedCommand]:
+    """`count` commands cycling through `texts`, one user each (`<prefix>001`, …)."""
     verifier = SignatureVerifier(SIGNING_SECRET)
-    texts = itertools.cycle(example_commands())
+    cycle = itertools.cycle(texts)
     commands: list[SignedCommand] = []
     for number in range(1, count + 1):
-        user = f"U0BENCH{number:03d}"
-        text = next(texts)
+        user = f"{user_prefix}{number:03d}"
+        text = next(cycle)
         form = {
             "token": "legacy",
             "team_id": "T0ACME001",
@@ -160,10 +167,43 @@ def bot_process(
         log.close()
 
 
-def _raw_request(url: str, command: SignedCommand) -> tuple[str, int, bytes]:
-    """The exact HTTP/1.1 request bytes, built beforehand so that the load generator stays light."""
-    address = url.split("://", 1)[-1].rstrip("/")
-    host, _, port = address.partition(":")
+# The load generator runs in its own small process: no other thread of ours (the Slack stand-in
+# serves the bot's Web API calls from this process) can delay it reading an ack.
+LOAD_CLIENT = """
+import asyncio, base64, json, sys, time
+
+job = json.load(sys.stdin)
+
+async def main():
+    gate = asyncio.Event()
+
+    async def one(payload):
+        reader, writer = await asyncio.open_connection(job["host"], job["port"])
+        await gate.wait()
+        started = time.perf_counter()
+        try:
+            writer.write(payload)
+            await writer.drain()
+            answer = await asyncio.wait_for(reader.read(), timeout=30)  # Connection: close
+        except (OSError, asyncio.TimeoutError):
+            return [time.perf_counter() - started, 0]
+        finally:
+            writer.close()
+        seconds = time.perf_counter() - started
+        parts = answer.split(b"\\r\\n", 1)[0].split()
+        return [seconds, int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0]
+
+    tasks = [asyncio.create_task(one(base64.b64decode(item))) for item in job["payloads"]]
+    await asyncio.sleep(0.3)  # every connection open and waiting at the gate
+    gate.set()
+    print(json.dumps(await asyncio.gather(*tasks)))
+
+asyncio.run(main())
+"""
+
+
+def _raw_request(address: str, command: SignedCommand) -> bytes:
+    """The exact HTTP/1.1 request bytes (one connection per command, as Slack sends them)."""
     head = [
         "POST /slack/events HTTP/1.1",
         f"Host: {address}",
@@ -171,36 +211,30 @@ def _raw_request(url: str, command: SignedCommand) -> tuple[str, int, bytes]:
         "Connection: close",
         *(f"{name}: {value}" for name, value in command.headers.items()),
     ]
-    return host, int(port or 80), ("\r\n".join(head) + "\r\n\r\n").encode() + command.body
+    return ("\r\n".join(head) + "\r\n\r\n").encode() + command.body
 
 
-async def fire(url: str, commands: list[SignedCommand]) -> list[tuple[float, int]]:
-    """All commands at once, each on its own connection (as Slack sends them); per command, the
-    seconds from sending the request to having the whole response, and the HTTP status (0: none)."""
-    requests = [_raw_request(url, command) for command in commands]
-    gate = asyncio.Event()
-
-    async def one(host: str, port: int, payload: bytes) -> tuple[float, int]:
-        reader, writer = await asyncio.open_connection(host, port)
-        await gate.wait()
-        started = time.perf_counter()
-        try:
-            writer.write(payload)
-            await writer.drain()
-            answer = await asyncio.wait_for(reader.read(), timeout=30)  # Connection: close
-        except (OSError, TimeoutError):
-            return time.perf_counter() - started, 0
-        finally:
-            writer.close()
-        seconds = time.perf_counter() - started
-        status_line = answer.split(b"\r\n", 1)[0].split()
-        status = int(status_line[1]) if len(status_line) > 1 and status_line[1].isdigit() else 0
-        return seconds, status
-
-    tasks = [asyncio.create_task(one(*request)) for request in requests]
-    await asyncio.sleep(0.2)  # every connection open and waiting at the gate
-    gate.set()
-    return list(await asyncio.gather(*tasks))
+def fire(url: str, commands: list[SignedCommand]) -> list[tuple[float, int]]:
+    """All commands at once; per command, the seconds from sending the request to having the whole
+    response, and the HTTP status (0: no answer)."""
+    address = url.split("://", 1)[-1].rstrip("/")
+    host, _, port = address.partition(":")
+    job = {
+        "host": host,
+        "port": int(port or 80),
+        "payloads": [base64.b64encode(_raw_request(address, command)).decode() for command in commands],
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", LOAD_CLIENT],
+        input=json.dumps(job),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"the load generator failed: {done.stderr[-2000:]}")
+    return [(float(seconds), int(status)) for seconds, status in json.loads(done.stdout)]
 
 
 def _blocks(call: Call) -> list[dict[str, object]]:
@@ -214,10 +248,8 @@ def _placeholder_user(call: Call) -> str | None:
     text = str(blocks[0].get("text")) if blocks else ""
     if PROGRESS_EMOJI not in text:
         return None
-    for part in text.replace(">", " ").replace("<@", " ").split():
-        if part.startswith("U0BENCH"):
-            return part
-    return None
+    found = MENTION.search(text)
+    return found.group(1) if found else None
 
 
 def _is_report(call: Call) -> bool:
@@ -271,17 +303,24 @@ def run(*, commands: int = DEFAULT_COMMANDS, report_timeout: float = 300.0) -> B
         api = FakeSlackApi().start()
         try:
             with bot_process(api, Path(directory), queue=commands) as url:
-                # One command first: the worker is warm (imports, auth.test) before the burst.
-                warm = signed_commands(1, api_url=api.url)
-                asyncio.run(fire(url, warm))
-                wait_for_reports(api, [warm[0].user], timeout=60)
+                # Warm-up: every example command once, so that first-use costs (imports, the
+                # first chart's matplotlib) are paid before the burst, as in a bot that has run a while.
+                texts = example_commands()
+                warm = signed_commands(len(texts), api_url=api.url, texts=texts, user_prefix="U0WARM")
+                fire(url, warm)
+                wait_for_reports(api, [command.user for command in warm], timeout=report_timeout)
                 api.calls.clear()
-                burst = signed_commands(commands, api_url=api.url)
-                print(f"{len(set(c.text for c in burst))} different example commands, {commands} users")
+                burst = signed_commands(commands, api_url=api.url, texts=texts)
+                print(f"{min(len(texts), commands)} different example commands, {commands} users")
                 started = time.perf_counter()
-                acks = asyncio.run(fire(url, burst))
+                acks = fire(url, burst)
                 fired = time.perf_counter() - started
                 delivery = wait_for_reports(api, [command.user for command in burst], timeout=report_timeout)
+                # For comparison, the ack path alone: `help` is answered in the ack itself and
+                # starts no background work (the burst's diagnoses are all done by now).
+                helps = fire(
+                    url, signed_commands(commands, api_url=api.url, texts=["help"], user_prefix="U0HELP")
+                )
         finally:
             api.stop()
     latencies = [seconds for seconds, _status in acks]
@@ -296,6 +335,12 @@ def run(*, commands: int = DEFAULT_COMMANDS, report_timeout: float = 300.0) -> B
         f"reports: {delivery.reports}/{commands} placeholders replaced by a report, {delivery.attached}/{commands} "
         f"with the report file, all within {delivery.seconds:.1f} s of the burst"
     )
+    help_latencies = [seconds for seconds, _status in helps]
+    help_p50, help_p99 = percentile(help_latencies, 0.5), percentile(help_latencies, 0.99)
+    print(
+        f"for comparison, {len(helps)} `/diagnose help` at once (answered in the ack, no background work): "
+        f"p50 {help_p50 * 1000:.0f} ms, p99 {help_p99 * 1000:.0f} ms"
+    )
     if delivery.missing:
         print(f"  missing: {', '.join(delivery.missing[:10])}{' ...' if len(delivery.missing) > 10 else ''}")
     result.checks += [
@@ -308,6 +353,7 @@ def run(*, commands: int = DEFAULT_COMMANDS, report_timeout: float = 300.0) -> B
         "p50": f"{p50 * 1000:.0f} ms",
         "p99": f"{p99 * 1000:.0f} ms",
         "max": f"{worst * 1000:.0f} ms",
+        "help p99": f"{help_p99 * 1000:.0f} ms",
         "reports": f"{commands - len(delivery.missing)}/{commands} in {delivery.seconds:.0f} s",
     }
     result.print_checks()
