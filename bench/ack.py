@@ -302,10 +302,11 @@ def run(*, commands: int = DEFAULT_COMMANDS, report_timeout: float = 300.0) -> B
     with tempfile.TemporaryDirectory(prefix="bench-ack-") as directory:
         api = FakeSlackApi().start()
         try:
-            with bot_process(api, Path(directory), queue=commands) as url:
+            texts = example_commands()
+            # The queue holds the burst (and the warm-up, whichever is larger).
+            with bot_process(api, Path(directory), queue=max(commands, len(texts))) as url:
                 # Warm-up: every example command once, so that first-use costs (imports, the
                 # first chart's matplotlib) are paid before the burst, as in a bot that has run a while.
-                texts = example_commands()
                 warm = signed_commands(len(texts), api_url=api.url, texts=texts, user_prefix="U0WARM")
                 fire(url, warm)
                 wait_for_reports(api, [command.user for command in warm], timeout=report_timeout)
