@@ -216,7 +216,12 @@ def _masked(answer: Answer) -> Answer:
     if answer.text is not None:
         answer.text = mask(answer.text)
     if answer.body is not None:
-        answer.body = mask_obj(answer.body)
+        try:
+            answer.body = mask_obj(answer.body)
+        except RecursionError:
+            # Nested deeper than any platform answer: unreadable, and never passed on unmasked.
+            answer.body = None
+            answer.error = "answer nested too deeply to read"
     return answer
 
 
@@ -236,7 +241,7 @@ def _to_answer(op: str, args: dict[str, Any], response: httpx.Response, *, text_
     if raw:
         try:
             body = json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):
             text = raw[:4096].decode("utf-8", errors="replace")
     answer = Answer(
         op=op, args=args, status=response.status_code, body=body, text=text, request_id=request_id
