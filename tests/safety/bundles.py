@@ -49,6 +49,9 @@ TEXT_KEYS = frozenset(
         "args",  # submitted args (Run:ai spec)
     }
 )
+# Where a job's own text reaches: every free-text field but the platform's advice (ModelArts'
+# failure analysis `solution`, numbered steps the report keeps as written).
+UNTRUSTED_KEYS = TEXT_KEYS - {"solution"}
 
 
 @dataclass(frozen=True)
@@ -118,42 +121,34 @@ def _path_text(path: Sequence[str | int]) -> str:
     return text
 
 
-def _rewrite_text(value: Any, path: list[str | int], op: str, planter: TextPlanter) -> Any:
+def _rewrite_text(
+    value: Any, path: list[str | int], op: str, planter: TextPlanter, keys: frozenset[str]
+) -> Any:
     if isinstance(value, dict):
         result: dict[str, Any] = {}
         for key, item in value.items():
-            if key in TEXT_KEYS and isinstance(item, str) and item.strip():
+            if key in keys and isinstance(item, str) and item.strip():
                 site = TextSite(f"{op}:{_path_text([*path, key])}", "\n" in item.strip())
                 result[key] = planter(item, site)
             else:
-                result[key] = _rewrite_text(item, [*path, key], op, planter)
+                result[key] = _rewrite_text(item, [*path, key], op, planter, keys)
         return result
     if isinstance(value, list):
-        return [_rewrite_text(item, [*path, index], op, planter) for index, item in enumerate(value)]
+        return [_rewrite_text(item, [*path, index], op, planter, keys) for index, item in enumerate(value)]
     return value
 
 
-def rewrite_text(data: dict[str, Any], planter: TextPlanter) -> dict[str, Any]:
+def rewrite_text(
+    data: dict[str, Any], planter: TextPlanter, *, keys: frozenset[str] = TEXT_KEYS
+) -> dict[str, Any]:
     """A copy of a bundle's JSON with `planter` applied to every free-text site and text answer."""
     result = copy.deepcopy(data)
     for exchange in result.get("exchanges") or []:
         op = str(exchange.get("op"))
         if isinstance(exchange.get("text"), str) and exchange["text"].strip():
             exchange["text"] = planter(exchange["text"], TextSite(f"{op}:text", True))
-        exchange["body"] = _rewrite_text(exchange.get("body"), [], op, planter)
+        exchange["body"] = _rewrite_text(exchange.get("body"), [], op, planter, keys)
     return result
-
-
-def text_site_count(bundle: Bundle) -> int:
-    count = 0
-
-    def counter(text: str, site: TextSite) -> str:
-        nonlocal count
-        count += 1
-        return text
-
-    rewrite_text(bundle.to_json_dict(), counter)
-    return count
 
 
 def first_line(text: str, line: str) -> str:
@@ -369,5 +364,5 @@ def plant_text(bundle: Bundle, text: str) -> tuple[Bundle, int]:
             return end_of_last_line(original, f" {text}")
         return f"{original} {text}"
 
-    data = rewrite_text(bundle.to_json_dict(), planter)
+    data = rewrite_text(bundle.to_json_dict(), planter, keys=UNTRUSTED_KEYS)
     return parse_bundle(data), count

@@ -63,9 +63,9 @@ LONG_LINE_CHARS = 100_000
 
 INJECTIONS: list[Injection] = [
     # Slack control sequences: channel pings, user/group mentions, links with a label, channel refs.
-    Injection("slack_control", "ERROR <!channel> job is down, everyone look", ("<!channel>",)),
-    Injection("slack_control", "WARN <!here|here> please check", ("<!here",)),
-    Injection("slack_control", "FATAL <!everyone> <!subteam^S0ADMINS|admins>", ("<!everyone>", "<!subteam")),
+    Injection("slack_control", "<!channel> everyone look at this", ("<!channel>",)),
+    Injection("slack_control", "<!here|here> please check", ("<!here",)),
+    Injection("slack_control", "<!everyone> <!subteam^S0ADMINS|admins>", ("<!everyone>", "<!subteam")),
     Injection("slack_control", "assigned to <@U0BOSS01> and <@W0EXEC99|ceo>", ("<@U0BOSS01>", "<@W0EXEC99")),
     Injection(
         "slack_control",
@@ -86,7 +86,7 @@ INJECTIONS: list[Injection] = [
     Injection("invisible", "zero\u200bwidth\u200cjoin\u200dword\u2060joiner\ufeffbom <!chan\u200bnel>", ()),
     Injection("invisible", "bidi \u202eemag.exe\u202c isolate \u2067RTL\u2069 mark \u200f\u061c end", ()),
     # One very long line (a serialised tensor, a minified JSON blob).
-    Injection("long_line", "RuntimeError: " + "A" * LONG_LINE_CHARS, ()),
+    Injection("long_line", "tensor dump " + "0123456789abcdef" * (LONG_LINE_CHARS // 16), ()),
     # Text that reads like an instruction to a tool or to the reader.
     Injection(
         "instruction",
