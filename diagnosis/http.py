@@ -130,6 +130,14 @@ def retry_after_seconds(response: httpx.Response) -> float | None:
         return max(0.0, when.timestamp() - time.time())
 
 
+async def _read_or_close(response: httpx.Response) -> None:
+    try:
+        await response.aread()
+    except BaseException:
+        await response.aclose()
+        raise
+
+
 class Retrying(httpx.AsyncBaseTransport):
     """Retries 429/5xx, resets and timeouts with capped exponential backoff and jitter.
 
@@ -166,6 +174,9 @@ class Retrying(httpx.AsyncBaseTransport):
             )
             try:
                 response = await self._inner.handle_async_request(retry_request)
+                if response.status_code not in self.policy.retry_statuses:
+                    # Read inside the retries: a body cut short by a reset is retried like a reset.
+                    await _read_or_close(response)
             except MutatingRequestRefused:
                 raise
             except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError):
