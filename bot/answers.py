@@ -130,8 +130,12 @@ class Answers:
     def retry(self, client: WebClient, pending_id: str, *, user: str, channel: str) -> None:
         """Retry after permissions were granted: same request, same thread, access checked again."""
         services = self.services
-        pending = services.store.take_pending(pending_id)
-        if pending is None or pending.kind != "retry" or pending.place.channel != channel:
+        # Checked before the request is taken: a copied button clicked in another channel must not
+        # use up the Retry of the channel it was posted in.
+        waiting = services.store.get_pending(pending_id)
+        usable = waiting is not None and waiting.kind == "retry" and waiting.place.channel == channel
+        pending = services.store.take_pending(pending_id) if usable else None
+        if pending is None:
             Notifier(client, channel=channel, user=user).tell(
                 notice(label("already_answered", channel_lang(services, channel)))
             )
