@@ -92,6 +92,18 @@ class ThreadedServer:
             self._thread.join(timeout=5)
 
 
+def prepare_worker_process() -> None:
+    """Import the charting library once at start-up: its ~0.6 s import, holding the interpreter
+    lock, would otherwise land on the first OOM report and stall every ack behind it."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot
+    except ImportError:
+        pass
+
+
 def run_gunicorn(
     load: Callable[[], WsgiApp],
     *,
@@ -127,6 +139,7 @@ def run_gunicorn(
                 self.cfg.set("when_ready", when_ready)
 
         def load(self) -> WsgiApp:
+            prepare_worker_process()
             return load()
 
     _Server().run()
