@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
 import jsonschema
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
@@ -38,21 +37,14 @@ from blocks.report import report_message
 from bot.grammar import DiagnoseCommand, UsageProblem, parse_command
 from bot.mentions import parse_follow_up, parse_mention, strip_mentions
 from diagnosis import engine
-from diagnosis.http import AllowedPost, ReadOnlyGuard
 from diagnosis.logscan import scan_stream
 from diagnosis.masking import mask
-from diagnosis.matching import find_exchange
-from diagnosis.modelarts.backend import bundle_project_id
-from diagnosis.modelarts.routes import READ_ONLY_POSTS
-from diagnosis.modelarts.settings import DEFAULT_REGION
 from diagnosis.models import Bundle, Diagnosis
 from diagnosis.render import render_markdown
 from diagnosis.replay import BundleError, load_bundle, parse_bundle
-from diagnosis.routes import RouteTable
-from diagnosis.runai.source import RunaiSource
-from diagnosis.source import CallLog, HttpSource, NotRecorded
 from tests.blocks.checks import assert_message_within_limits
 from tests.safety.bundles import SHARED, Scenario
+from tests.safety.sources import replay_over
 
 DIAGNOSIS_SCHEMA: dict[str, Any] = json.loads(
     (SHARED / "spec" / "schema" / "diagnosis.v1.json").read_text(encoding="utf-8")
@@ -217,64 +209,6 @@ def randomised(bundle: Bundle, rng: random.Random, bodies: list[Any], statuses: 
         else:
             exchange["body"] = body
     return parse_bundle(json.loads(json.dumps(data, default=str, allow_nan=True)))
-
-
-# ---------------------------------------------------------------------------------------------------
-# Raw bytes on the wire: a replay whose text answers are the undecodable bytes they stand for
-
-
-class RawBytesTransport(httpx.AsyncBaseTransport):
-    """Bundle answers at the real paths; a text holding `surrogateescape` characters goes out as the
-    raw bytes it was decoded from, and a body marked `{"__raw__": "…"}` as those bytes verbatim."""
-
-    def __init__(self, routes: RouteTable, bundle: Bundle) -> None:
-        self.routes = routes
-        self.exchanges = bundle.exchanges
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        await request.aread()
-        resolved = self.routes.resolve_request(request)
-        exchange = None if resolved is None else find_exchange(self.exchanges, resolved[0].op, resolved[1])
-        if exchange is None:
-            raise NotRecorded("not recorded", request=request)
-        if exchange.text is not None and exchange.body is None:
-            content = exchange.text.encode("utf-8", errors="surrogateescape")
-        elif isinstance(exchange.body, dict) and isinstance(exchange.body.get("__raw__"), str):
-            content = exchange.body["__raw__"].encode("utf-8", errors="surrogateescape")
-        else:
-            content = json.dumps(exchange.body).encode("utf-8")
-        return httpx.Response(exchange.status, content=content, request=request)
-
-
-async def replay_raw(bundle: Bundle) -> Diagnosis:
-    """A replay through the product's HTTP stack (guard, source, masking) over raw bytes."""
-    platform = engine.backend(bundle.platform)
-    allowed: Sequence[AllowedPost] = READ_ONLY_POSTS if bundle.platform == "modelarts" else ()
-    transport = ReadOnlyGuard(RawBytesTransport(platform.routes, bundle), allowed_posts=allowed)
-    request = engine.request_from_bundle(bundle)
-    async with httpx.AsyncClient(transport=transport) as client:
-        source: Any
-        if bundle.platform == "runai":
-            log = CallLog()
-            control = HttpSource(
-                routes=platform.routes, client=client, base_url="http://raw.invalid", call_log=log
-            )
-            has_k8s = any(exchange.op.startswith("k8s.") for exchange in bundle.exchanges)
-            kubernetes = (
-                HttpSource(routes=platform.routes, client=client, base_url="http://raw.invalid", call_log=log)
-                if has_k8s
-                else None
-            )
-            source = RunaiSource(control_plane=control, kubernetes=kubernetes)
-        else:
-            region = str(bundle.request.get("region") or DEFAULT_REGION)
-            source = HttpSource(
-                routes=platform.routes,
-                client=client,
-                base_url=f"https://modelarts.{region}.myhuaweicloud.com",
-                fixed_args={"project_id": bundle_project_id(bundle) or "0" * 32, "region": region},
-            )
-        return await engine.diagnose_with(request, source, now=bundle.captured_at)
 
 
 def with_raw_bytes(bundle: Bundle, noise: bytes) -> Bundle | None:
@@ -467,7 +401,7 @@ def fuzz(
         def check() -> None:
             bundle = with_raw_bytes(with_logs[index].bundle, noise)
             if bundle is not None:
-                check_diagnosis(asyncio.run(replay_raw(bundle)))
+                check_diagnosis(asyncio.run(replay_over(bundle)))
 
         result.run("non-UTF-8 logs", check)
 

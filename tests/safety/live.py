@@ -146,7 +146,7 @@ class LiveRig:
             kubeconfig=str(self.kubeconfig if has_k8s else self.home / "absent-kubeconfig"),
         )
 
-    def _modelarts_environment(self, bundle: Bundle) -> dict[str, str]:
+    def modelarts_environment(self, bundle: Bundle) -> dict[str, str]:
         region = str(bundle.request.get("region") or DEFAULT_REGION)
         return {
             "HOME": str(self.home),
@@ -168,7 +168,7 @@ class LiveRig:
         if bundle.platform == "runai":
             options["settings"] = self._runai_settings(bundle)
         else:
-            values = self._modelarts_environment(bundle)
+            values = self.modelarts_environment(bundle)
         started = time.monotonic()
 
         async def run() -> tuple[Diagnosis, Recorder | None]:

@@ -1,0 +1,321 @@
+"""Guarantee 6, faults: the simulator fails each op of a scenario in every way a platform does, and
+Slack fails the bot's posts; the product retries within its budget, never hangs, and answers.
+
+Engine side, for each scenario, each op it calls and each fault kind:
+- transient (the fault once, then the answer): the retry recovers, the verdict is the unfaulted one;
+- persistent (the fault every time): a valid diagnosis comes back within the deadline and names the
+  op whose evidence is missing (in `limitations`; the first op may name it in its evidence).
+Slack side (tests/bot harness, fake Web API): 429 then success on the placeholder and on the
+report, a report that cannot replace the placeholder, a report that cannot be posted at all, an
+attachment that cannot be uploaded, and a bot restart while a question waits for its answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jsonschema
+
+from blocks.prompts import ACTION_OTHER
+from bot.state.sqlite_store import SqliteStore
+from diagnosis.masking import mask
+from diagnosis.models import DiagnoseRequest, Diagnosis
+from diagnosis.sim import Fault
+from tests.bot.examples import OOM, example_diagnosis
+from tests.bot.harness import ScriptedBackend, running_bot
+from tests.fakes.slack_api import FakeSlackApi, running_fake_slack
+from tests.safety.bundles import Scenario
+from tests.safety.fuzzing import DIAGNOSIS_SCHEMA
+from tests.safety.live import Budget, Hung, LiveRig
+from tests.safety.outputs import verdict
+
+FAULT_KINDS: dict[str, Callable[[int], Fault]] = {
+    "429 Retry-After": lambda times: Fault(status=429, retry_after=0.05, times=times),
+    "429": lambda times: Fault(status=429, times=times),
+    "500": lambda times: Fault(status=500, times=times),
+    "502": lambda times: Fault(status=502, times=times),
+    "503": lambda times: Fault(status=503, times=times),
+    "reset": lambda times: Fault(reset=True, times=times),
+    "timeout": lambda times: Fault(timeout=True, times=times),
+    "truncated body": lambda times: Fault(truncate=True, times=times),
+}
+# Small budgets: a client timeout well under the simulator's hold, three attempts, short backoff.
+BUDGET = Budget(
+    timeout_seconds=0.25, attempts=2, base_delay=0.01, max_delay=0.05, retry_deadline=3.0, deadline_seconds=8.0
+)
+
+
+@dataclass
+class FaultResult:
+    run_by_kind: Counter[str] = field(default_factory=Counter)
+    survived_by_kind: Counter[str] = field(default_factory=Counter)
+    hung: list[str] = field(default_factory=list)
+    # `scenario op kind mode: what went wrong`
+    failures: list[str] = field(default_factory=list)
+    slowest_seconds: float = 0.0
+    # Restarts the bot cannot yet survive, reported apart (see `restart_during_a_diagnosis`).
+    known_gaps: list[str] = field(default_factory=list)
+
+    @property
+    def run(self) -> int:
+        return sum(self.run_by_kind.values())
+
+    @property
+    def survived(self) -> int:
+        return sum(self.survived_by_kind.values())
+
+    def record(self, kind: str, label: str, problems: list[str]) -> None:
+        self.run_by_kind[kind] += 1
+        if problems:
+            self.failures.extend(f"{label}: {problem}" for problem in problems)
+        else:
+            self.survived_by_kind[kind] += 1
+
+
+def _names_missing(diagnosis: Diagnosis, op: str, baseline: Diagnosis) -> bool:
+    """The missing evidence is named: the op appears in what the diagnosis says, or a limitation
+    the unfaulted run did not have says what could not be read (`Node n1 could not be read …`)."""
+    texts = [*diagnosis.limitations, *diagnosis.next_steps, *(item.text for item in diagnosis.evidence)]
+    texts += [item.source for item in diagnosis.evidence]
+    return any(op in text for text in texts) or bool(set(diagnosis.limitations) - set(baseline.limitations))
+
+
+async def _one(
+    rig: LiveRig, scenario: Scenario, op: str, kind: str, *, persistent: bool, baseline: Diagnosis
+) -> list[str]:
+    fault = FAULT_KINDS[kind](-1 if persistent else 1)
+    rig.serve(scenario.bundle, faults={op: [fault]})
+    try:
+        live = await rig.diagnose(scenario.bundle, budget=BUDGET)
+    except Hung as exc:
+        return [f"hung: {exc}"]
+    problems: list[str] = []
+    try:
+        jsonschema.validate(live.diagnosis.to_json_dict(), DIAGNOSIS_SCHEMA)
+    except jsonschema.ValidationError as exc:
+        problems.append(f"invalid diagnosis: {exc.message[:120]}")
+    if live.seconds > BUDGET.deadline_seconds:
+        problems.append(f"took {live.seconds:.1f} s, past the {BUDGET.deadline_seconds:g} s deadline")
+    if persistent:
+        if op in baseline.calls and not _names_missing(live.diagnosis, op, baseline):
+            problems.append("the missing evidence is not named")
+    elif verdict(live.diagnosis) != verdict(baseline):
+        problems.append(f"not recovered: {verdict(baseline)} became {verdict(live.diagnosis)}")
+    return problems
+
+
+async def _engine_faults(
+    result: FaultResult, scenarios: Sequence[Scenario], kinds: Sequence[str], max_ops: int | None
+) -> None:
+    with LiveRig(timeout_hold_seconds=2.0) as rig:
+        for scenario in scenarios:
+            rig.serve(scenario.bundle)
+            try:
+                baseline = (await rig.diagnose(scenario.bundle, budget=BUDGET)).diagnosis
+            except Exception as exc:
+                result.failures.append(
+                    f"{scenario.name}: no baseline ({type(exc).__name__}: {mask(str(exc))[:120]})"
+                )
+                continue
+            ops = spread_ops(list(dict.fromkeys(rig.sim.ops)), max_ops)
+            for op in ops:
+                for kind in kinds:
+                    for persistent in (False, True):
+                        mode = "persistent" if persistent else "transient"
+                        label = f"{scenario.name} {op} {kind} {mode}"
+                        started = time.monotonic()
+                        try:
+                            problems = await _one(
+                                rig, scenario, op, kind, persistent=persistent, baseline=baseline
+                            )
+                        except Exception as exc:
+                            problems = [f"crashed: {type(exc).__name__}: {mask(str(exc))[:160]}"]
+                        result.slowest_seconds = max(result.slowest_seconds, time.monotonic() - started)
+                        if any(problem.startswith("hung") for problem in problems):
+                            result.hung.append(label)
+                        result.record(kind, label, problems)
+
+
+def engine_faults(
+    scenarios: Sequence[Scenario], *, kinds: Sequence[str] = tuple(FAULT_KINDS), max_ops: int | None = None
+) -> FaultResult:
+    """Every fault kind, transient and persistent, on each op a scenario calls (at most `max_ops`
+    of them, spread from the first call to the last)."""
+    result = FaultResult()
+    asyncio.run(_engine_faults(result, scenarios, kinds, max_ops))
+    return result
+
+
+def spread_ops(ops: Sequence[str], count: int | None) -> list[str]:
+    if count is None or count >= len(ops):
+        return list(ops)
+    if count <= 1:
+        return list(ops[:1])
+    return list(dict.fromkeys(ops[round(index * (len(ops) - 1) / (count - 1))] for index in range(count)))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Slack side
+
+COMMAND = "runai cluster=4a9e2c17-5b3d-4f80-9c61-2d7be0f4a315 workload=segformer-finetune project=vision-lab"
+REPORT_WORD = "OOM_KILLED"
+
+
+def _reported(api: FakeSlackApi) -> bool:
+    """The report reached the channel: a successful post or update carrying it."""
+    return any(
+        REPORT_WORD in str(call.body.get("text", "")) and call.response.get("ok") is True
+        for call in api.calls
+        if call.method in ("chat.update", "chat.postMessage")
+    )
+
+
+def _told(api: FakeSlackApi) -> bool:
+    """The user was told the report could not be posted (ephemeral, response_url or thread)."""
+    return any(
+        call.method in ("chat.postEphemeral",) or call.method.startswith("commands/")
+        for call in api.calls
+        if "could not" in str(call.body.get("text", "")).lower()
+        or "failed" in str(call.body.get("text", "")).lower()
+    )
+
+
+def _slack_scenario(
+    name: str,
+    prepare: Callable[[FakeSlackApi], None],
+    expect: Callable[[FakeSlackApi], bool],
+    *,
+    after_placeholder: Callable[[FakeSlackApi], None] | None = None,
+) -> list[str]:
+    release = threading.Event()
+
+    def answer(request: DiagnoseRequest) -> Diagnosis:
+        if after_placeholder is not None:
+            release.wait(10)
+        return example_diagnosis(OOM)
+
+    backend = ScriptedBackend(answer=answer, steps=())
+    with running_fake_slack() as api, tempfile.TemporaryDirectory(prefix="safety-slack-") as folder:
+        prepare(api)
+        store = SqliteStore(Path(folder) / "state.sqlite3")
+        try:
+            with running_bot(api, backend=backend, store=store) as bot:
+                bot.slack.command(COMMAND)
+                if after_placeholder is not None:
+                    api.wait_for("chat.postMessage", timeout=10)
+                    after_placeholder(api)
+                    release.set()
+                bot.idle(30)
+        except AssertionError as exc:
+            return [f"{name}: {str(exc).splitlines()[0][:160]}"]
+        finally:
+            release.set()
+            store.close()
+        return [] if expect(api) else [f"{name}: neither the report nor a notice reached the user"]
+
+
+def _fail_everything(api: FakeSlackApi) -> None:
+    for method in ("chat.update", "chat.postMessage"):
+        api.fail(method, "internal_error", times=50)
+
+
+SLACK_SCENARIOS: dict[str, tuple[Callable[[FakeSlackApi], None], Callable[[FakeSlackApi], bool], Callable[[FakeSlackApi], None] | None]] = {
+    "chat.update 429 then success": (
+        lambda api: api.rate_limit("chat.update", retry_after=1, times=1), _reported, None),
+    "chat.postMessage 429 then success": (
+        lambda api: api.rate_limit("chat.postMessage", retry_after=1, times=1), _reported, None),
+    "chat.update keeps failing": (
+        lambda api: api.fail("chat.update", "internal_error", times=50), _reported, None),
+    "every post fails after the placeholder": (lambda api: None, _told, _fail_everything),
+    "the full report cannot be uploaded": (
+        lambda api: api.fail("files.getUploadURLExternal", "internal_error", times=5), _reported, None),
+}  # fmt: skip
+
+
+def slack_faults(result: FaultResult) -> None:
+    for name, (prepare, expect, after) in SLACK_SCENARIOS.items():
+        try:
+            problems = _slack_scenario(name, prepare, expect, after_placeholder=after)
+        except Exception as exc:
+            problems = [f"{name}: crashed: {type(exc).__name__}: {mask(str(exc))[:160]}"]
+        result.record("Slack", name, problems)
+    result.record("restart", "restart while a question waits", restart_with_a_pending_question())
+    gap = restart_during_a_diagnosis()
+    if gap:
+        result.known_gaps.append(gap)
+
+
+def restart_with_a_pending_question() -> list[str]:
+    """The bot asks for the cluster, restarts, and the answer typed afterwards still runs the
+    request with everything the user typed before."""
+    backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM), steps=())
+    with running_fake_slack() as api, tempfile.TemporaryDirectory(prefix="safety-restart-") as folder:
+        path = Path(folder) / "state.sqlite3"
+        store = SqliteStore(path)
+        try:
+            with running_bot(api, backend=backend, store=store) as first:
+                first.slack.command("runai workload=segformer-finetune project=vision-lab")
+                first.idle(30)
+        finally:
+            store.close()
+        questions = [c for c in api.calls_to("chat.postMessage") if ACTION_OTHER in str(c.body.get("blocks"))]
+        if not questions:
+            return ["no question was asked"]
+        store = SqliteStore(path)
+        try:
+            with running_bot(api, backend=backend, store=store) as second:
+                second.slack.click(questions[-1], ACTION_OTHER)
+                view = api.wait_for("views.open", timeout=10)[-1].body["view"]
+                second.slack.submit_view(view, "4a9e2c17-5b3d-4f80-9c61-2d7be0f4a315")
+                second.idle(30)
+        finally:
+            store.close()
+    if not backend.requests:
+        return ["the answer after the restart ran nothing"]
+    request = backend.requests[-1]
+    typed = (request.workload_name, request.project, request.cluster_id)
+    if typed != ("segformer-finetune", "vision-lab", "4a9e2c17-5b3d-4f80-9c61-2d7be0f4a315"):
+        return [f"the request lost what was typed: {typed}"]
+    return []
+
+
+def restart_during_a_diagnosis() -> str | None:
+    """A restart while a diagnosis runs: afterwards, can the user get it without typing it again?
+    Returns the gap found (None when `rerun` in the thread runs the request after the restart)."""
+    release = threading.Event()
+
+    def slow(request: DiagnoseRequest) -> Diagnosis:
+        release.wait(20)
+        raise RuntimeError("the bot stopped while this diagnosis ran")
+
+    first_backend = ScriptedBackend(answer=slow, steps=())
+    second_backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM), steps=())
+    with running_fake_slack() as api, tempfile.TemporaryDirectory(prefix="safety-restart-") as folder:
+        path = Path(folder) / "state.sqlite3"
+        first_store, second_store = SqliteStore(path), SqliteStore(path)
+        try:
+            with running_bot(api, backend=first_backend, store=first_store) as first:
+                first.slack.command(COMMAND)
+                placeholder = api.wait_for("chat.postMessage", timeout=10)[0]
+                first.server.stop()  # the process "dies": nothing more reaches the first bot
+                try:
+                    with running_bot(api, backend=second_backend, store=second_store) as second:
+                        thread = str(placeholder.response.get("ts"))
+                        second.slack.thread_reply("rerun", ts="1767229500.000001", thread_ts=thread)
+                        second.idle(10)
+                finally:
+                    release.set()
+        finally:
+            release.set()
+            first_store.close()
+            second_store.close()
+    if second_backend.requests:
+        return None
+    return "a restart while a diagnosis runs loses the request: its thread has no record until the report"
