@@ -295,7 +295,10 @@ def _signed_attacks(bot: BotUnderTest, body: str) -> dict[str, int]:
     """Status of each forged request: none may get past the signature check."""
     now = int(time.time())
     form = "application/x-www-form-urlencoded"
-    sign = bot.slack.verifier.generate_signature
+
+    def sign(*, timestamp: str, body: str) -> str:
+        return str(bot.slack.verifier.generate_signature(timestamp=timestamp, body=body))
+
     other = SignatureVerifier("not-the-signing-secret").generate_signature
     return {
         "forged signature": bot.slack.post(body, form, signature="v0=" + "0" * 64).status,

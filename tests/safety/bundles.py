@@ -309,20 +309,17 @@ STRUCTURED_SITES: tuple[StructuredSite, ...] = (
 def _plant_structured(site: StructuredSite, parent: dict[str, Any], planter: SecretPlanter) -> None:
     where = f"{site.op}:{'.'.join(site.parent)}.{site.key}"
     current = parent.get(site.key)
+    items: list[Any] = current if isinstance(current, list) else []
     if site.shape == "pairs":
-        items = current if isinstance(current, list) else []
         parent[site.key] = [*items, *planter.env_pairs(where)]
     elif site.shape == "map":
-        items = current if isinstance(current, dict) else {}
-        parent[site.key] = {**items, **planter.mapping(where)}
+        mapping: dict[str, Any] = current if isinstance(current, dict) else {}
+        parent[site.key] = {**mapping, **planter.mapping(where)}
     elif site.shape == "map_list":
-        items = current if isinstance(current, list) else []
         parent[site.key] = [*items, planter.mapping(where)]
     elif site.shape == "argv":
-        items = current if isinstance(current, list) else []
         parent[site.key] = [*items, *planter.argv(where)]
     elif site.shape == "obs_inputs":
-        items = current if isinstance(current, list) else []
         remote = {"obs": {"obs_url": planter.url(where)}}
         parent[site.key] = [*items, {"name": "data_url", "local_dir": "/home/ma-user/data", "remote": remote}]
     elif site.shape == "storage":

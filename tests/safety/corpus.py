@@ -44,19 +44,19 @@ def secret_corpus() -> list[PlantedSecret]:
 
 
 def fragments(secret: str) -> tuple[str, ...]:
-    """The secret, and a distinctive 12-character part of it when it is long enough to have one.
-
-    The part is the window with the most different characters (the most central among equals):
-    the middle of `xoxp-0000000000-…` is a run of zeros that any identifier could contain.
-    """
+    """The secret and, when it is long enough to have them, distinctive 12-character parts of it:
+    its start and its end (a cut or a wrapped secret keeps one of them), and the window with the
+    most different characters (the middle of `xoxp-0000000000-…` is a run of zeros that any
+    identifier could contain, so a part needs at least 8 different characters to count)."""
     if len(secret) < 16:
         return (secret,)
     centre = (len(secret) - 12) / 2
-    start = max(
+    best = max(
         range(len(secret) - 11),
         key=lambda index: (len(set(secret[index : index + 12])), -abs(index - centre)),
     )
-    return (secret, secret[start : start + 12])
+    parts = [secret[:12], secret[best : best + 12], secret[-12:]]
+    return (secret, *dict.fromkeys(part for part in parts if len(set(part)) >= 8))
 
 
 LONG_LINE_CHARS = 100_000

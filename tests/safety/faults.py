@@ -48,7 +48,12 @@ FAULT_KINDS: dict[str, Callable[[int], Fault]] = {
 }
 # Small budgets: a client timeout well under the simulator's hold, three attempts, short backoff.
 BUDGET = Budget(
-    timeout_seconds=0.25, attempts=2, base_delay=0.01, max_delay=0.05, retry_deadline=3.0, deadline_seconds=8.0
+    timeout_seconds=0.25,
+    attempts=2,
+    base_delay=0.01,
+    max_delay=0.05,
+    retry_deadline=3.0,
+    deadline_seconds=8.0,
 )
 
 
@@ -187,7 +192,7 @@ def _told(api: FakeSlackApi) -> bool:
     )
 
 
-def _slack_scenario(
+def run_slack_scenario(
     name: str,
     prepare: Callable[[FakeSlackApi], None],
     expect: Callable[[FakeSlackApi], bool],
@@ -242,7 +247,7 @@ SLACK_SCENARIOS: dict[str, tuple[Callable[[FakeSlackApi], None], Callable[[FakeS
 def slack_faults(result: FaultResult) -> None:
     for name, (prepare, expect, after) in SLACK_SCENARIOS.items():
         try:
-            problems = _slack_scenario(name, prepare, expect, after_placeholder=after)
+            problems = run_slack_scenario(name, prepare, expect, after_placeholder=after)
         except Exception as exc:
             problems = [f"{name}: crashed: {type(exc).__name__}: {mask(str(exc))[:160]}"]
         result.record("Slack", name, problems)

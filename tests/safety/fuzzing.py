@@ -16,6 +16,7 @@ diagnosis or a message outside Slack's limits is a crash):
 from __future__ import annotations
 
 import asyncio
+import functools
 import io
 import json
 import random
@@ -412,15 +413,13 @@ def fuzz(
         timed("API answers", answers)
         for depth in (50, 400, 3000):
             for scenario in chosen[:2]:
-                result.run("API answers", lambda s=scenario, d=depth: _deep(s, d))
+                result.run("API answers", functools.partial(_deep, scenario, depth))
     if with_logs:
         timed("non-UTF-8 logs", raw_logs)
     timed("huge payloads", lambda: result.run("huge payloads", lambda: _quiet(huge_log(huge_log_bytes))))
     for scenario in [item for item in chosen if growable(item.bundle)][:2]:
-        timed(
-            "huge payloads",
-            lambda s=scenario: result.run("huge payloads", lambda: huge_answer(s, huge_answer_items)),
-        )
+        grown = functools.partial(huge_answer, scenario, huge_answer_items)
+        timed("huge payloads", functools.partial(result.run, "huge payloads", grown))
     return result
 
 

@@ -69,6 +69,7 @@ class LeakResult:
     words_compared: int = 0
     not_idempotent: list[str] = field(default_factory=list)
     crashes: list[str] = field(default_factory=list)
+    reached_by_scenario: Counter[str] = field(default_factory=Counter)
 
     @property
     def planted(self) -> int:
@@ -91,6 +92,7 @@ class LeakResult:
             self.planted_by_format[format_name] += 1
             if plant.probe is not None and plant.probe in stack:
                 self.reached_by_format[format_name] += 1
+                self.reached_by_scenario[scenario] += 1
             if leaked(plant.case.secret, stack, baseline=baseline):
                 self.leaked_by_format[format_name] += 1
                 if len(self.examples) < 50:
@@ -168,10 +170,13 @@ def _bot_outputs(result: LeakResult, items: Sequence[PlantedScenario], *, limit:
     by_key = {item.key: item for item in items}
     with tempfile.TemporaryDirectory(prefix="safety-bundles-") as folder:
         backend = bundles_backend([item.bundle for item in items], Path(folder))
-        chosen = [
+        answerable = [
             (by_key[json.dumps([bundle.platform, bundle.request], sort_keys=True)], command)
             for bundle, command in unique_commands(backend)
-        ][:limit]
+        ]
+        # The scenarios whose planted text the reports show most: the bot gets the most to leak.
+        answerable.sort(key=lambda pair: -result.reached_by_scenario[pair[0].scenario.name])
+        chosen = answerable[:limit]
         with bot_running(backend=backend) as run:
             for _item, command in chosen:
                 run.ask(command)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -72,12 +73,16 @@ class Watching(httpx.AsyncBaseTransport):
         return await self.inner.handle_async_request(request)
 
 
+def _watched(inner: httpx.AsyncBaseTransport, *, result: ReadOnlyResult, where: str) -> Watching:
+    return Watching(inner, result, where)
+
+
 async def _offline(result: ReadOnlyResult, scenarios: Sequence[Scenario]) -> None:
     for scenario in scenarios:
         result.runs += 1
         try:
             await replay_over(
-                scenario.bundle, outer=lambda inner, s=scenario: Watching(inner, result, s.name)
+                scenario.bundle, outer=functools.partial(_watched, result=result, where=scenario.name)
             )
         except Exception as exc:
             result.crashes.append(f"{scenario.name}: {type(exc).__name__}: {mask(str(exc))[:160]}")
