@@ -44,7 +44,12 @@ def create_runtime(
     )
     if now is not None:
         services.now = now
-    return Runtime(services)
+    runtime = Runtime(services)
+    # A restart loses nothing the user typed: diagnoses a stopped bot never answered run again here.
+    resumed = runtime.conversation.resume_interrupted(client)
+    if resumed:
+        log.info("resumed %d interrupted diagnoses", resumed)
+    return runtime
 
 
 def build_app(

@@ -37,7 +37,8 @@ from bot.pictures import post_memory_chart
 from bot.progress import ProgressReporter
 from bot.services import Asker, BotServices
 from bot.slack_client import Notifier, best_effort_client
-from bot.state.models import PendingRequest, Place, ThreadRecord
+from bot.state.models import InflightRequest, PendingRequest, Place, ThreadRecord
+from bot.state.store import INFLIGHT_TTL_SECONDS, RESUME_LEASE_SECONDS
 from diagnosis.engine import DEFAULT_LANG
 from diagnosis.masking import mask
 from diagnosis.models import Choice, Diagnosis, Exchange, Question
@@ -159,8 +160,21 @@ class Conversation:
                 ts=place.status_ts,
                 message=progress_message(what=draft.describe(), user=user, lang=labels, queued=True),
             )
-        future = services.worker.diagnosis(self.run, client, draft, place=place, user=user, lang=lang)
+        # Stored before it is queued: a bot restarted before the answer runs it again (on start).
+        inflight = InflightRequest(
+            id=uuid.uuid4().hex[:20],
+            draft=draft,
+            place=place,
+            user=user,
+            lang=lang,
+            created_at=services.now(),
+        )
+        services.store.put_inflight(inflight)
+        future = services.worker.diagnosis(
+            self.run, client, draft, place=place, user=user, lang=lang, inflight_id=inflight.id
+        )
         if future is None:
+            services.store.remove_inflight(inflight.id)
             replace_or_post(
                 client,
                 channel=place.channel,
@@ -239,10 +253,66 @@ class Conversation:
 
     # ---- the diagnosis -------------------------------------------------------------------------
 
+    def resume_interrupted(self, client: WebClient) -> int:
+        """On start: run again every diagnosis a stopped bot accepted but never answered, into its
+        placeholder. Each take-over is claimed for all replicas (a lease, RESUME_LEASE_SECONDS); returns
+        how many were queued."""
+        services = self.services
+        resumed = 0
+        for record in services.store.list_inflight():
+            if not services.store.claim(f"resume:{record.id}", ttl_seconds=RESUME_LEASE_SECONDS):
+                continue
+            what = record.draft.describe()
+            audit("diagnose", user=record.user, channel=record.place.channel, what=what, outcome="resumed")
+            future = services.worker.diagnosis(
+                self.run,
+                client,
+                record.draft,
+                place=record.place,
+                user=record.user,
+                lang=record.lang,
+                inflight_id=record.id,
+            )
+            if future is not None:
+                resumed += 1
+        return resumed
+
+    def _answering(self, inflight_id: str | None) -> bool:
+        """True for the one run that answers this request (a resumed run may race the original one
+        when a replica restarts while another still runs it)."""
+        if inflight_id is None:
+            return True
+        return self.services.store.claim(f"answered:{inflight_id}", ttl_seconds=INFLIGHT_TTL_SECONDS)
+
     def run(
-        self, client: WebClient, draft: RequestDraft, *, place: Place, user: str, lang: str | None
+        self,
+        client: WebClient,
+        draft: RequestDraft,
+        *,
+        place: Place,
+        user: str,
+        lang: str | None,
+        inflight_id: str | None = None,
     ) -> None:
         """On the diagnosis pool: run the workflow, with progress on the placeholder, then deliver."""
+        services = self.services
+        try:
+            self._run(client, draft, place=place, user=user, lang=lang, inflight_id=inflight_id)
+        finally:
+            # Answered (or dropped as answered by another run). A bot that dies never gets here.
+            if inflight_id is not None:
+                services.store.remove_inflight(inflight_id)
+
+    def _run(
+        self,
+        client: WebClient,
+        draft: RequestDraft,
+        *,
+        place: Place,
+        user: str,
+        lang: str | None,
+        inflight_id: str | None,
+    ) -> None:
         services = self.services
         labels = ui_lang(services, platform=draft.platform, channel=place.channel, explicit=lang)
         reporter = ProgressReporter(
@@ -268,13 +338,19 @@ class Conversation:
             )
         except NoMatchingBundle as exc:
             reporter.close()
+            if not self._answering(inflight_id):
+                return
             self._no_bundle(client, draft, exc, place=place, user=user, lang=labels)
             return
         except Exception as exc:
             reporter.close()
+            if not self._answering(inflight_id):
+                return
             self._failed(client, draft, exc, place=place, user=user, lang=labels)
             return
         reporter.close()
+        if not self._answering(inflight_id):
+            return
         self.deliver(
             client, result.diagnosis, draft, place=place, user=user, lang=lang, exchanges=result.exchanges
         )

@@ -45,3 +45,15 @@ class ThreadRecord(BaseModel):
     lang: str | None = None
     user: str
     created_at: datetime
+
+
+class InflightRequest(BaseModel):
+    """A diagnosis accepted and queued but not yet answered: what the user typed and where the
+    placeholder is, so that a bot restarted mid-run can run it again and answer in place."""
+
+    id: str
+    draft: RequestDraft
+    place: Place
+    user: str
+    lang: str | None = None
+    created_at: datetime

@@ -8,8 +8,14 @@ from typing import Any
 
 import redis
 
-from bot.state.models import PendingRequest, ThreadRecord
-from bot.state.store import EVENT_TTL_SECONDS, PENDING_TTL_SECONDS, THREAD_TTL_SECONDS, Clock
+from bot.state.models import InflightRequest, PendingRequest, ThreadRecord
+from bot.state.store import (
+    EVENT_TTL_SECONDS,
+    INFLIGHT_TTL_SECONDS,
+    PENDING_TTL_SECONDS,
+    THREAD_TTL_SECONDS,
+    Clock,
+)
 
 # KEYS[1] = the sorted set; ARGV = now, window, limit, member. Atomic on the server.
 _SLIDING_WINDOW = """
@@ -67,6 +73,20 @@ class RedisStore:
     def get_thread(self, channel: str, thread_ts: str) -> ThreadRecord | None:
         raw = self.client.get(self._key("thread", channel, thread_ts))
         return ThreadRecord.model_validate_json(raw) if raw else None
+
+    def put_inflight(self, record: InflightRequest, *, ttl_seconds: int = INFLIGHT_TTL_SECONDS) -> None:
+        self.client.set(self._key("inflight", record.id), record.model_dump_json(), ex=ttl_seconds)
+
+    def remove_inflight(self, inflight_id: str) -> None:
+        self.client.delete(self._key("inflight", inflight_id))
+
+    def list_inflight(self) -> list[InflightRequest]:
+        found: list[InflightRequest] = []
+        for key in self.client.scan_iter(match=self._key("inflight", "*"), count=200):
+            raw = self.client.get(key)
+            if raw:  # Removed between the scan and the read: answered meanwhile.
+                found.append(InflightRequest.model_validate_json(raw))
+        return sorted(found, key=lambda record: record.created_at)
 
     def allow(self, key: str, *, limit: int, window_seconds: int) -> bool:
         now = self.clock()

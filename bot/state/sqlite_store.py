@@ -7,8 +7,14 @@ import threading
 import time
 from pathlib import Path
 
-from bot.state.models import PendingRequest, ThreadRecord
-from bot.state.store import EVENT_TTL_SECONDS, PENDING_TTL_SECONDS, THREAD_TTL_SECONDS, Clock
+from bot.state.models import InflightRequest, PendingRequest, ThreadRecord
+from bot.state.store import (
+    EVENT_TTL_SECONDS,
+    INFLIGHT_TTL_SECONDS,
+    PENDING_TTL_SECONDS,
+    THREAD_TTL_SECONDS,
+    Clock,
+)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS seen (key TEXT PRIMARY KEY, expires_at REAL NOT NULL);
@@ -17,6 +23,7 @@ CREATE TABLE IF NOT EXISTS threads (
     channel TEXT NOT NULL, thread_ts TEXT NOT NULL, data TEXT NOT NULL, expires_at REAL NOT NULL,
     PRIMARY KEY (channel, thread_ts)
 );
+CREATE TABLE IF NOT EXISTS inflight (id TEXT PRIMARY KEY, data TEXT NOT NULL, expires_at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS hits (key TEXT NOT NULL, at REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS hits_key_at ON hits (key, at);
 """
@@ -85,6 +92,24 @@ class SqliteStore:
             ).fetchone()
         return ThreadRecord.model_validate_json(row[0]) if row else None
 
+    def put_inflight(self, record: InflightRequest, *, ttl_seconds: int = INFLIGHT_TTL_SECONDS) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO inflight (id, data, expires_at) VALUES (?, ?, ?)",
+                (record.id, record.model_dump_json(), self.clock() + ttl_seconds),
+            )
+
+    def remove_inflight(self, inflight_id: str) -> None:
+        with self._lock:
+            self._db.execute("DELETE FROM inflight WHERE id = ?", (inflight_id,))
+
+    def list_inflight(self) -> list[InflightRequest]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT data FROM inflight WHERE expires_at > ? ORDER BY expires_at", (self.clock(),)
+            ).fetchall()
+        return [InflightRequest.model_validate_json(row[0]) for row in rows]
+
     def allow(self, key: str, *, limit: int, window_seconds: int) -> bool:
         now = self.clock()
         with self._lock:
@@ -105,7 +130,7 @@ class SqliteStore:
         """Drop expired rows (called now and then; reads already ignore them)."""
         now = self.clock()
         with self._lock:
-            for table in ("seen", "pending", "threads"):
+            for table in ("seen", "pending", "threads", "inflight"):
                 self._db.execute(f"DELETE FROM {table} WHERE expires_at <= ?", (now,))
 
     def ping(self) -> bool:

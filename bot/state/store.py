@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from bot.state.models import PendingRequest, ThreadRecord
+from bot.state.models import InflightRequest, PendingRequest, ThreadRecord
 
 Clock = Callable[[], float]
 
@@ -14,6 +14,10 @@ Clock = Callable[[], float]
 EVENT_TTL_SECONDS = 3600  # Slack retries within ~5 minutes; keep ids well past that.
 PENDING_TTL_SECONDS = 7 * 86400
 THREAD_TTL_SECONDS = 30 * 86400
+INFLIGHT_TTL_SECONDS = 86400  # A diagnosis not answered within a day is not resumed.
+# A bot that resumed a diagnosis holds it this long (longer than any run): a bot started meanwhile
+# leaves it alone; one started later takes it over if it is still unanswered (that bot died too).
+RESUME_LEASE_SECONDS = 900
 
 
 class StateStore(Protocol):
@@ -32,6 +36,12 @@ class StateStore(Protocol):
     def put_thread(self, record: ThreadRecord, *, ttl_seconds: int = THREAD_TTL_SECONDS) -> None: ...
 
     def get_thread(self, channel: str, thread_ts: str) -> ThreadRecord | None: ...
+
+    def put_inflight(self, record: InflightRequest, *, ttl_seconds: int = INFLIGHT_TTL_SECONDS) -> None: ...
+
+    def remove_inflight(self, inflight_id: str) -> None: ...
+
+    def list_inflight(self) -> list[InflightRequest]: ...
 
     def allow(self, key: str, *, limit: int, window_seconds: int) -> bool:
         """Sliding-window rate limit: True (and counted) while fewer than `limit` hits in the window."""
