@@ -136,6 +136,9 @@ class OptionB:
             if answer.denied:
                 raise Stop(denied=answer)
             self.cached_status[workload_id] = answer
+            if not answer.ok:
+                # What could not be read is said, whichever question follows (guarantee 6).
+                self.note(self.t("lim.call_failed", call=answer.op, failure=answer.describe_failure()))
             status, _problem = parse.view(parse.Workload, answer.body) if answer.ok else (None, None)
             if status is not None and confirms_symptom(classify_all(from_status(status)), status.phase):
                 return workload_id
@@ -143,6 +146,14 @@ class OptionB:
             self.cached_events[workload_id] = paged
             if paged.failure is not None and paged.failure.denied:
                 raise Stop(denied=paged.failure)
+            if paged.failure is not None and not paged.items:
+                self.note(
+                    self.t(
+                        "lim.call_failed",
+                        call="get_workload_events",
+                        failure=paged.failure.describe_failure(),
+                    )
+                )
             observations = from_events(event_items(paged), source="get_workload_events")
             if confirms_symptom(classify_all(observations), candidate.phase):
                 return workload_id
