@@ -21,7 +21,7 @@ from tests.safety import faults as faults_module
 from tests.safety import fuzzing, injection, leaks
 from tests.safety import read_only as read_only_module
 from tests.safety.access import AccessResult
-from tests.safety.bundles import Scenario, scenarios, spread
+from tests.safety.bundles import Scenario, plant_text, scenarios, spread
 from tests.safety.faults import FaultResult
 from tests.safety.fuzzing import MEGABYTE, FuzzResult
 from tests.safety.injection import InjectionResult
@@ -44,6 +44,7 @@ __all__ = [
     "faults",
     "fuzz",
     "inject_untrusted",
+    "injection_scenarios",
     "plant_secrets",
     "read_only",
 ]
@@ -132,9 +133,16 @@ def plant_secrets(profile: Profile = QUICK) -> LeakResult:
     )
 
 
+def injection_scenarios(count: int | None) -> list[Scenario]:
+    """Scenarios with text a report could quote (a log, an event, a message), spread over both
+    platforms."""
+    quoting = [item for item in scenarios() if plant_text(item.bundle, "x")[1]]
+    return quoting if count is None else spread(quoting, count)
+
+
 def inject_untrusted(profile: Profile = QUICK) -> InjectionResult:
     return injection.inject_untrusted(
-        _chosen(profile.injection_scenarios), all_languages=profile.injection_all_languages
+        injection_scenarios(profile.injection_scenarios), all_languages=profile.injection_all_languages
     )
 
 
