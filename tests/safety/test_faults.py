@@ -11,6 +11,7 @@ from tests.safety.faults import (
     SLACK_SCENARIOS,
     FaultResult,
     engine_faults,
+    restart_during_a_diagnosis,
     restart_with_a_pending_question,
     run_slack_scenario,
     spread_ops,
@@ -48,3 +49,7 @@ def test_slack_failures_still_reach_the_user(name: str) -> None:
 
 def test_a_restart_while_a_question_waits_loses_nothing_typed() -> None:
     assert restart_with_a_pending_question() == []
+
+
+def test_a_restart_while_a_diagnosis_runs_loses_nothing_typed() -> None:
+    assert restart_during_a_diagnosis() == []
