@@ -33,7 +33,7 @@ from tests.bot.harness import ScriptedBackend
 from tests.masking_corpus import PlantedSecret
 from tests.safety.bundles import Plant, Scenario, plant_secrets
 from tests.safety.corpus import secret_corpus
-from tests.safety.live import LiveRig
+from tests.safety.live import LiveRig, environment
 from tests.safety.outputs import (
     Haystack,
     haystack,
@@ -235,6 +235,53 @@ def _cli_failures(result: LeakResult, cases: Sequence[PlantedSecret]) -> None:
             )
 
 
+# Configuration the product reads, holding a secret, that leads to an error the user sees.
+_CONFIGURATIONS: tuple[tuple[str, dict[str, str], list[str]], ...] = (
+    (
+        "s3cr3tP4ss",
+        {
+            "RUNAI_URL": "ftp://deploy:s3cr3tP4ss@runai.example.com",
+            "RUNAI_CLIENT_ID": "c",
+            "RUNAI_CLIENT_SECRET": "x",
+        },
+        ["runai", "--cluster-id", "c", "--workload-id", "w"],
+    ),
+    (
+        "pgPass0rd",
+        {
+            "RUNAI_URL": "http://deploy:pgPass0rd@127.0.0.1:9",
+            "RUNAI_CLIENT_ID": "c",
+            "RUNAI_CLIENT_SECRET": "x",
+        },
+        ["runai", "--cluster-id", "c", "--workload-id", "w", "--format", "json"],
+    ),
+)
+
+
+def _configuration_failures(result: LeakResult) -> None:
+    """Secrets in the configuration the CLI reads (a URL with a password, a client secret) that
+    end in an error: neither the error line nor the report repeats them."""
+    for secret, values, argv in _CONFIGURATIONS:
+        out, err = io.StringIO(), io.StringIO()
+        removed = ("KUBECONFIG", "KUBERNETES_SERVICE_HOST", "DIAGNOSE_NOW")
+        with (
+            environment({**values, "KUBECONFIG": "/nonexistent/kubeconfig"}, remove=removed),
+            contextlib.redirect_stdout(out),
+            contextlib.redirect_stderr(err),
+        ):
+            try:
+                cli_main(argv)
+            except SystemExit:
+                pass
+            except Exception as exc:
+                result.crashes.append(f"cli {argv[0]} with a bad configuration: {type(exc).__name__}")
+        case = PlantedSecret("configuration", secret, f"{values}")
+        stack = haystack("exceptions", [out.getvalue(), err.getvalue()])
+        result.count(
+            "exceptions", [Plant(None, case, f"configuration {sorted(values)}")], stack, scenario="cli"
+        )
+
+
 def plant_everywhere(
     scenarios: Sequence[Scenario], *, captured: int, bot_bundles: int, exception_cases: int
 ) -> LeakResult:
@@ -253,6 +300,7 @@ def plant_everywhere(
     chosen = spread_evenly(cases, exception_cases)
     _engine_failures_in_the_bot(result, chosen)
     _cli_failures(result, chosen)
+    _configuration_failures(result)
     return result
 
 
