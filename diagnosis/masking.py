@@ -401,9 +401,10 @@ def _value_as(kind: str) -> Callable[[re.Match[str]], str]:
 _IPV4 = r"[0-9](?<![A-Za-z0-9.][0-9])(?<!==[0-9])[0-9]{0,2}(?:\.[0-9]{1,3}){3}(?![0-9A-Za-z_]|\.[0-9]|[+~][0-9]|-[0-9](?![0-9]{0,2}(?:\.[0-9]{1,3}){3}))"
 # A version string that happens to have four parts (cuDNN 8.9.2.26, TensorRT 8.6.1.6).
 _VERSION_WORD = re.compile(r"(?i)(?:version|ver|release|build|cudnn|tensorrt|trt|driver|nccl|cuda)[\s:=]*$")
-# IPv6 candidates (validated by `ipaddress`), never inside a word or a C++ name (`c10d::ProcessGroup`).
+# IPv6 candidates (validated by `ipaddress`), never inside a word or a C++ name (`c10d::ProcessGroup`),
+# nor right after a `]` (what follows a `[MASKED:…]` marker was part of a word before it: idempotence).
 _IPV6 = (
-    r"(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}"
+    r"(?<![\w:.\]])(?:[0-9A-Fa-f]{0,4}:){2,7}"
     r"(?:[0-9]{1,3}(?:\.[0-9]{1,3}){3}|[0-9A-Fa-f]{1,4})?(?![\w:]|\.[0-9])"
 )
 
