@@ -7,9 +7,12 @@ import io
 from contextlib import redirect_stderr, redirect_stdout, suppress
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from diagnosis import engine
 from diagnosis.cli import main as cli_main
+from diagnosis.masking import mask
 from diagnosis.replay import parse_bundle
 from tests.masking_corpus import FAKE_JWT
 from tests.safety import checks
@@ -98,3 +101,28 @@ def test_planting_covers_every_structured_place_a_secret_hides_in() -> None:
         "get_workload_events:events",
     ):
         assert any(place.startswith(expected) for place in places), (expected, sorted(places))
+
+
+_PIECES = [case.carrier for case in secret_corpus()] + [case.secret for case in secret_corpus()]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    parts=st.lists(
+        st.one_of(
+            st.sampled_from(_PIECES),
+            st.sampled_from([":", "::", ".", "]", "[", "=", ": ", "\n", "\\n", '"', "'", " ", "100", "::1"]),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_masking_twice_changes_nothing_more(parts: list[str]) -> None:
+    """Secrets glued to each other and to separators: a second masking pass finds nothing new."""
+    once = mask("".join(parts))
+    assert mask(once) == once
+
+
+def test_a_masked_token_followed_by_colons_is_not_an_address() -> None:
+    once = mask("eyJabcd.eyJabcd.sig::100")
+    assert once == "[MASKED:jwt]::100" and mask(once) == once
