@@ -12,6 +12,7 @@ from slack_sdk import WebClient
 
 from bot.backends import DiagnosisBackend
 from bot.groups import GroupMembers
+from bot.jobs import JobSink, QueuedJobs
 from bot.listeners import register
 from bot.policy import Policy
 from bot.runtime import Runtime
@@ -33,7 +34,10 @@ def create_runtime(
     max_waiting: int = 50,
     progress_interval: float = 2.0,
     now: Callable[[], Any] | None = None,
+    jobs: JobSink | None = None,
 ) -> Runtime:
+    """`jobs`: where listeners hand work off (default: this process's pool). With a queue, this
+    process only acks; the work processes run the jobs and resume interrupted diagnoses."""
     services = BotServices(
         backend=backend,
         store=store,
@@ -44,7 +48,9 @@ def create_runtime(
     )
     if now is not None:
         services.now = now
-    runtime = Runtime(services)
+    runtime = Runtime(services, jobs=jobs)
+    if isinstance(jobs, QueuedJobs):
+        return runtime
     # A restart loses nothing the user typed: diagnoses a stopped bot never answered run again here.
     resumed = runtime.conversation.resume_interrupted(client)
     if resumed:

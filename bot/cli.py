@@ -4,6 +4,11 @@
     diagnose bot --http --port 3000      # HTTP mode (SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET), gunicorn
     diagnose bot --bundles DIR           # answer from recorded bundles only (demo, no cloud)
 
+HTTP mode under gunicorn runs a small process tree: web processes that only verify, ack and queue
+each request (`--workers`), and work processes at a lower CPU priority that run what was queued
+(`--work-processes`), sharing the state store. `--role web|work` runs one side alone (two
+Deployments, say); both sides then need the same state store (REDIS_URL across machines).
+
 Without DIAGNOSE_POLICY a new install answers from the built-in demo bundles only.
 """
 
@@ -41,7 +46,22 @@ def register(subparsers: Any) -> None:
         "--threads", type=int, default=32, help="HTTP mode: request threads per worker (default 32)"
     )
     parser.add_argument(
-        "--workers", type=int, default=1, help="HTTP mode: gunicorn worker processes (default 1)"
+        "--workers",
+        type=int,
+        default=int(os.environ.get("DIAGNOSE_BOT_WEB_PROCESSES", "2")),
+        help="HTTP mode: gunicorn processes that ack and queue requests (default 2)",
+    )
+    parser.add_argument(
+        "--work-processes",
+        type=int,
+        default=int(os.environ.get("DIAGNOSE_BOT_WORK_PROCESSES", "1")),
+        help="HTTP mode: processes that run the queued requests (default 1; 0 = inside the web processes)",
+    )
+    parser.add_argument(
+        "--role",
+        choices=("all", "web", "work"),
+        default="all",
+        help="HTTP mode: run everything (default), only the web side, or only a work process",
     )
     parser.add_argument(
         "--server",
@@ -157,10 +177,11 @@ def _backend_factory(args: argparse.Namespace, settings: Any) -> Any:
     return make
 
 
-def _build(
-    settings: Any, bot_token: str, secret: str | None, backend_factory: Any, *, socket_mode: bool
-) -> Any:
-    from bot.app import build_app, create_runtime
+def _runtime(settings: Any, bot_token: str, backend_factory: Any, *, queue_jobs: bool) -> Any:
+    """The bot's runtime and Web API client. `queue_jobs`: listeners queue their work for the work
+    processes (which resume interrupted diagnoses on start) instead of running it here."""
+    from bot.app import create_runtime
+    from bot.jobs import QueuedJobs
     from bot.slack_client import make_client
     from bot.state import open_store
 
@@ -177,7 +198,23 @@ def _build(
         diagnosis_slots=settings.diagnosis_slots,
         max_waiting=settings.max_waiting,
         progress_interval=settings.progress_interval_seconds,
+        jobs=QueuedJobs(store) if queue_jobs else None,
     )
+    return runtime, client, store, backend
+
+
+def _build(
+    settings: Any,
+    bot_token: str,
+    secret: str | None,
+    backend_factory: Any,
+    *,
+    socket_mode: bool,
+    queue_jobs: bool = False,
+) -> Any:
+    from bot.app import build_app
+
+    runtime, client, store, backend = _runtime(settings, bot_token, backend_factory, queue_jobs=queue_jobs)
     app = build_app(runtime, client=client, signing_secret=secret, socket_mode=socket_mode)
     log.info(
         "bot ready: backend=%s state=%s",
@@ -192,8 +229,16 @@ def _serve_http(
 ) -> int:
     from bot.server import ThreadedServer, run_gunicorn, wsgi_app
 
+    separate_work = args.server == "gunicorn" and (args.role != "all" or args.work_processes > 0)
+    if args.role == "work":
+        return _serve_work(settings, bot_token, backend_factory)
+    if args.role == "all" and separate_work:
+        return _supervise(args)
+
     def load() -> Any:
-        app, store = _build(settings, bot_token, secret, backend_factory, socket_mode=False)
+        app, store = _build(
+            settings, bot_token, secret, backend_factory, socket_mode=False, queue_jobs=separate_work
+        )
         return wsgi_app(app, ready=lambda: {"state": store.ping()})
 
     def announce(address: str) -> None:
@@ -210,6 +255,41 @@ def _serve_http(
     run_gunicorn(
         load, host=args.host, port=args.port, threads=args.threads, workers=args.workers, on_ready=announce
     )
+    return 0
+
+
+def _supervise(args: argparse.Namespace) -> int:
+    """The web side and `--work-processes` work processes as children of this one (bot.supervisor)."""
+    from bot.supervisor import Child, Supervisor
+
+    entry = [sys.executable, "-c", "import sys; from diagnosis.cli import main; sys.exit(main())"]
+    argv = [arg for arg in sys.argv[1:] if not arg.startswith("--role")]
+    children = [Child(name="web", command=[*entry, *argv, "--role", "web"])]
+    children += [
+        Child(name=f"work-{number}", command=[*entry, *argv, "--role", "work"])
+        for number in range(1, args.work_processes + 1)
+    ]
+    return Supervisor(children).run()
+
+
+def _serve_work(settings: Any, bot_token: str, backend_factory: Any) -> int:
+    """A work process: run the jobs the web processes queued, at a lower CPU priority."""
+    import signal
+
+    from bot.work import JobRunner, lower_priority
+
+    lower_priority()
+    parent = os.getppid()
+    runtime, client, store, backend = _runtime(settings, bot_token, backend_factory, queue_jobs=False)
+    runner = JobRunner(runtime, client, slots=runtime.services.worker.chat_slots)
+    signal.signal(signal.SIGTERM, lambda signum, frame: runner.stop.set())
+    signal.signal(signal.SIGINT, lambda signum, frame: runner.stop.set())
+    log.info("work process ready: backend=%s", backend.name)
+    runner.serve(parent_pid=parent)
+    # Running diagnoses finish if they can; any cut short is resumed by the next work process.
+    runtime.services.worker.wait_idle(timeout=25)
+    runtime.services.worker.shutdown(wait=False)
+    store.close()
     return 0
 
 

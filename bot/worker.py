@@ -21,6 +21,7 @@ log = logging.getLogger("diagnose.bot")
 class Worker:
     def __init__(self, *, diagnosis_slots: int = 4, chat_slots: int = 8, max_waiting: int = 50) -> None:
         self.diagnosis_slots = diagnosis_slots
+        self.chat_slots = chat_slots
         self._diagnoses = ThreadPoolExecutor(max_workers=diagnosis_slots, thread_name_prefix="diagnosis")
         self._chat = ThreadPoolExecutor(max_workers=chat_slots, thread_name_prefix="slack-chat")
         self._admission = threading.BoundedSemaphore(diagnosis_slots + max_waiting)

@@ -12,8 +12,10 @@ from bot.state.models import InflightRequest, PendingRequest, ThreadRecord
 from bot.state.store import (
     EVENT_TTL_SECONDS,
     INFLIGHT_TTL_SECONDS,
+    JOB_LEASE_SECONDS,
     PENDING_TTL_SECONDS,
     THREAD_TTL_SECONDS,
+    ClaimedJob,
     Clock,
 )
 
@@ -28,6 +30,17 @@ end
 return 0
 """
 
+# KEYS[1] = waiting ids, KEYS[2] = held ids; ARGV[1] = lease key prefix, ARGV[2] = lease seconds.
+_CLAIM_JOB = """
+local id = redis.call('LMOVE', KEYS[1], KEYS[2], 'RIGHT', 'LEFT')
+if id then
+  redis.call('SET', ARGV[1] .. id, '1', 'EX', tonumber(ARGV[2]))
+end
+return id
+"""
+# How often an idle work process looks for a job.
+JOB_POLL_SECONDS = 0.02
+
 
 class RedisStore:
     def __init__(
@@ -37,6 +50,7 @@ class RedisStore:
         self.namespace = namespace
         self.clock = clock
         self._window: Any = client.register_script(_SLIDING_WINDOW)
+        self._claim: Any = client.register_script(_CLAIM_JOB)
 
     @classmethod
     def from_url(cls, url: str, *, namespace: str = "diagnose-bot") -> RedisStore:
@@ -92,6 +106,59 @@ class RedisStore:
         now = self.clock()
         member = f"{now:.6f}:{uuid.uuid4().hex[:8]}"
         return bool(self._window(keys=[self._key("rate", key)], args=[now, window_seconds, limit, member]))
+
+    # Jobs: the body under `job:<id>`, the id on the `jobs` list; a claim moves the id to `jobs:held`
+    # (BLMOVE, atomic) and sets `job-lease:<id>` with the lease as its expiry. An id still held when
+    # its lease key is gone belonged to a process that died: it goes back on the list.
+
+    def push_job(self, body: str) -> str:
+        job_id = uuid.uuid4().hex
+        pipe = self.client.pipeline(transaction=True)
+        pipe.set(self._key("job", job_id), body)
+        pipe.lpush(self._key("jobs"), job_id)
+        pipe.execute()
+        return job_id
+
+    def claim_job(
+        self, *, lease_seconds: int = JOB_LEASE_SECONDS, wait_seconds: float = 1.0
+    ) -> ClaimedJob | None:
+        self._requeue_abandoned()
+        deadline = time.monotonic() + wait_seconds
+        while True:
+            # The move and the lease in one script: no moment where a held id has no lease.
+            raw_id = self._claim(
+                keys=[self._key("jobs"), self._key("jobs", "held")],
+                args=[self._key("job-lease", ""), lease_seconds],
+            )
+            if raw_id is not None:
+                job_id = raw_id.decode() if isinstance(raw_id, bytes) else str(raw_id)
+                body = self.client.get(self._key("job", job_id))
+                if body is not None:
+                    return ClaimedJob(id=job_id, body=body.decode() if isinstance(body, bytes) else str(body))
+                self.finish_job(job_id)  # finished elsewhere meanwhile: nothing to run
+                continue
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(JOB_POLL_SECONDS)
+
+    def _requeue_abandoned(self) -> None:
+        held = self._key("jobs", "held")
+        for raw_id in self.client.lrange(held, 0, -1):
+            job_id = raw_id.decode() if isinstance(raw_id, bytes) else str(raw_id)
+            if self.client.exists(self._key("job-lease", job_id)):
+                continue
+            # Only the process whose LREM removed it puts it back.
+            if self.client.lrem(held, 1, job_id):
+                self.client.rpush(self._key("jobs"), job_id)
+
+    def finish_job(self, job_id: str) -> None:
+        pipe = self.client.pipeline(transaction=True)
+        pipe.lrem(self._key("jobs", "held"), 1, job_id)
+        pipe.delete(self._key("job", job_id), self._key("job-lease", job_id))
+        pipe.execute()
+
+    def queued_jobs(self) -> int:
+        return int(self.client.llen(self._key("jobs"))) + int(self.client.llen(self._key("jobs", "held")))
 
     def ping(self) -> bool:
         try:

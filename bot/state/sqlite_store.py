@@ -11,10 +11,15 @@ from bot.state.models import InflightRequest, PendingRequest, ThreadRecord
 from bot.state.store import (
     EVENT_TTL_SECONDS,
     INFLIGHT_TTL_SECONDS,
+    JOB_LEASE_SECONDS,
     PENDING_TTL_SECONDS,
     THREAD_TTL_SECONDS,
+    ClaimedJob,
     Clock,
 )
+
+# How often an idle work process looks for a job (SQLite has no blocking read; Redis does).
+JOB_POLL_SECONDS = 0.02
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS seen (key TEXT PRIMARY KEY, expires_at REAL NOT NULL);
@@ -27,6 +32,32 @@ CREATE TABLE IF NOT EXISTS inflight (id TEXT PRIMARY KEY, data TEXT NOT NULL, ex
 CREATE TABLE IF NOT EXISTS hits (key TEXT NOT NULL, at REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS hits_key_at ON hits (key, at);
 """
+# The job queue lives in a file of its own beside the state: the web processes' writes (one per
+# request, on the ack path) then never wait behind the work processes' conversation writes.
+_JOBS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS jobs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL, held_until REAL NOT NULL DEFAULT 0
+);
+"""
+
+
+def _connect(path: str | Path, schema: str) -> sqlite3.Connection:
+    db = sqlite3.connect(str(path), timeout=10, check_same_thread=False, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA busy_timeout=10000")
+    # WAL + NORMAL: a commit survives the process dying (what a restart needs) without an fsync per
+    # write; FULL would put a disk flush on every queued job, on the path that acks Slack.
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.executescript(schema)
+    return db
+
+
+def jobs_path(path: str | Path) -> str:
+    """`state.sqlite3` → `state.jobs.sqlite3` (in memory: a second in-memory database)."""
+    if str(path) == ":memory:":
+        return ":memory:"
+    state = Path(path)
+    return str(state.with_name(f"{state.stem}.jobs{state.suffix or '.sqlite3'}"))
 
 
 class SqliteStore:
@@ -36,10 +67,9 @@ class SqliteStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self.clock = clock
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), timeout=10, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA busy_timeout=10000")
-        self._db.executescript(_SCHEMA)
+        self._db = _connect(path, _SCHEMA)
+        self._jobs_lock = threading.Lock()
+        self._jobs = _connect(jobs_path(path), _JOBS_SCHEMA)
 
     def claim(self, key: str, *, ttl_seconds: int = EVENT_TTL_SECONDS) -> bool:
         now = self.clock()
@@ -126,6 +156,49 @@ class SqliteStore:
                 raise
         return bool(allowed)
 
+    def push_job(self, body: str) -> str:
+        with self._jobs_lock:
+            cursor = self._jobs.execute("INSERT INTO jobs (body) VALUES (?)", (body,))
+        return str(cursor.lastrowid)
+
+    def claim_job(
+        self, *, lease_seconds: int = JOB_LEASE_SECONDS, wait_seconds: float = 1.0
+    ) -> ClaimedJob | None:
+        deadline = time.monotonic() + wait_seconds
+        while True:
+            now = self.clock()
+            with self._jobs_lock:
+                # A read first: an idle poll never takes the write lock the web processes need.
+                waiting = self._jobs.execute(
+                    "SELECT 1 FROM jobs WHERE held_until <= ? LIMIT 1", (now,)
+                ).fetchone()
+            if waiting is None:
+                if time.monotonic() >= deadline:
+                    return None
+                time.sleep(JOB_POLL_SECONDS)
+                continue
+            with self._jobs_lock:
+                # One statement: two work processes never take the same job.
+                row = self._jobs.execute(
+                    "UPDATE jobs SET held_until = ? WHERE id = "
+                    "(SELECT id FROM jobs WHERE held_until <= ? ORDER BY id LIMIT 1) RETURNING id, body",
+                    (now + lease_seconds, now),
+                ).fetchone()
+            if row is not None:
+                return ClaimedJob(id=str(row[0]), body=str(row[1]))
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(JOB_POLL_SECONDS)
+
+    def finish_job(self, job_id: str) -> None:
+        with self._jobs_lock:
+            self._jobs.execute("DELETE FROM jobs WHERE id = ?", (int(job_id),))
+
+    def queued_jobs(self) -> int:
+        with self._jobs_lock:
+            (count,) = self._jobs.execute("SELECT COUNT(*) FROM jobs").fetchone()
+        return int(count)
+
     def purge(self) -> None:
         """Drop expired rows (called now and then; reads already ignore them)."""
         now = self.clock()
@@ -144,3 +217,5 @@ class SqliteStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+        with self._jobs_lock:
+            self._jobs.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -18,6 +19,18 @@ INFLIGHT_TTL_SECONDS = 86400  # A diagnosis not answered within a day is not res
 # A bot that resumed a diagnosis holds it this long (longer than any run): a bot started meanwhile
 # leaves it alone; one started later takes it over if it is still unanswered (that bot died too).
 RESUME_LEASE_SECONDS = 900
+# A work process holds a claimed job this long; a job it never finished (the process died) is handed
+# to another work process after that. Jobs only start things (a diagnosis is then tracked as in-flight),
+# so they end in seconds; the lease covers a Slack rate-limit wait or two.
+JOB_LEASE_SECONDS = 300
+
+
+@dataclass(frozen=True)
+class ClaimedJob:
+    """A queued job taken by one work process: its queue id (to finish it) and its JSON body."""
+
+    id: str
+    body: str
 
 
 class StateStore(Protocol):
@@ -45,6 +58,25 @@ class StateStore(Protocol):
 
     def allow(self, key: str, *, limit: int, window_seconds: int) -> bool:
         """Sliding-window rate limit: True (and counted) while fewer than `limit` hits in the window."""
+        ...
+
+    def push_job(self, body: str) -> str:
+        """Queue a job (JSON) for the work processes, durably; returns its queue id."""
+        ...
+
+    def claim_job(
+        self, *, lease_seconds: int = JOB_LEASE_SECONDS, wait_seconds: float = 1.0
+    ) -> ClaimedJob | None:
+        """The oldest job nobody holds (or whose holder's lease ran out), held for `lease_seconds`;
+        waits up to `wait_seconds` for one, else None."""
+        ...
+
+    def finish_job(self, job_id: str) -> None:
+        """The job ran: drop it from the queue."""
+        ...
+
+    def queued_jobs(self) -> int:
+        """Jobs waiting or held (health and tests)."""
         ...
 
     def ping(self) -> bool: ...

@@ -5,8 +5,9 @@ from typing import Any
 from slack_bolt import Ack, BoltContext
 from slack_sdk import WebClient
 
+from bot.jobs import CancelJob
 from bot.listeners.actions.common import clicker
-from bot.runtime import runtime_of
+from bot.runtime import runtime_of, submit
 
 
 def answer_cancel(
@@ -15,6 +16,4 @@ def answer_cancel(
     ack()
     user, channel = clicker(body)
     runtime = runtime_of(context)
-    runtime.services.worker.chat(
-        runtime.answers.cancel, client, str(action.get("value") or ""), user=user, channel=channel
-    )
+    submit(runtime, client, CancelJob(pending_id=str(action.get("value") or ""), user=user, channel=channel))

@@ -8,8 +8,9 @@ from slack_bolt import Ack, BoltContext
 from slack_sdk import WebClient
 
 from blocks.prompts import pending_id_from_block
+from bot.jobs import AnswerJob
 from bot.listeners.actions.common import clicker
-from bot.runtime import runtime_of
+from bot.runtime import runtime_of, submit
 
 
 def answer_choice(
@@ -22,6 +23,4 @@ def answer_choice(
         return
     user, channel = clicker(body)
     runtime = runtime_of(context)
-    runtime.services.worker.chat(
-        runtime.answers.answer, client, pending_id, str(value), user=user, channel=channel
-    )
+    submit(runtime, client, AnswerJob(pending_id=pending_id, value=str(value), user=user, channel=channel))

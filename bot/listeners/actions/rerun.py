@@ -10,9 +10,9 @@ from slack_sdk import WebClient
 from blocks.labels import label
 from blocks.messages import notice
 from bot.conversation import channel_lang
+from bot.jobs import AskerRef, RerunJob
 from bot.listeners.actions.common import clicker
-from bot.runtime import runtime_of
-from bot.services import Asker
+from bot.runtime import runtime_of, submit
 from bot.slack_client import Notifier
 
 
@@ -29,6 +29,4 @@ def rerun(
             notice(label("no_thread_record", channel_lang(runtime.services, channel))),
         )
         return
-    runtime.services.worker.chat(
-        runtime.conversation.rerun, client, record, Asker(user=user, channel=channel)
-    )
+    submit(runtime, client, RerunJob(record=record, asker=AskerRef(user=user, channel=channel)))

@@ -7,8 +7,9 @@ from typing import Any
 from slack_bolt import Ack, BoltContext
 from slack_sdk import WebClient
 
+from bot.jobs import RetryJob
 from bot.listeners.actions.common import clicker
-from bot.runtime import runtime_of
+from bot.runtime import runtime_of, submit
 
 
 def retry(
@@ -17,6 +18,4 @@ def retry(
     ack()
     user, channel = clicker(body)
     runtime = runtime_of(context)
-    runtime.services.worker.chat(
-        runtime.answers.retry, client, str(action.get("value") or ""), user=user, channel=channel
-    )
+    submit(runtime, client, RetryJob(pending_id=str(action.get("value") or ""), user=user, channel=channel))

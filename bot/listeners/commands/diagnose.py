@@ -10,9 +10,9 @@ from slack_sdk import WebClient
 from bot.audit import audit
 from bot.conversation import channel_lang
 from bot.grammar import DiagnoseCommand, ExplainCommand, ScanCommand, UsageProblem, parse_command
+from bot.jobs import AskerRef, DiagnoseJob, ExplainJob, Job, ScanJob
 from bot.router import usage_reply
-from bot.runtime import runtime_of
-from bot.services import Asker
+from bot.runtime import runtime_of, submit
 
 
 def diagnose_command(
@@ -33,17 +33,17 @@ def diagnose_command(
         )
         return
     ack()
-    runtime = runtime_of(context)
-    asker = Asker(
+    asker = AskerRef(
         user=str(command.get("user_id")),
         channel=str(command.get("channel_id")),
         lang=getattr(parsed, "lang", None),
-        respond=respond,
+        response_url=getattr(respond, "response_url", None) or command.get("response_url") or None,
     )
-    worker = runtime.services.worker
+    job: Job
     if isinstance(parsed, DiagnoseCommand):
-        worker.chat(runtime.conversation.start, client, parsed.draft, asker)
+        job = DiagnoseJob(draft=parsed.draft, asker=asker)
     elif isinstance(parsed, ExplainCommand):
-        worker.chat(runtime.followups.explain, client, parsed.code, asker)
+        job = ExplainJob(code=parsed.code, asker=asker)
     else:
-        worker.chat(runtime.scans.start, client, parsed, asker)
+        job = ScanJob(command=parsed, asker=asker)
+    submit(runtime_of(context), client, job)

@@ -7,11 +7,10 @@ from typing import Any
 from slack_bolt import BoltContext
 from slack_sdk import WebClient
 
+from bot.jobs import AskerRef, TextJob
 from bot.listeners.events.message import claim_message
 from bot.mentions import strip_mentions
-from bot.router import route_text
-from bot.runtime import runtime_of
-from bot.services import Asker
+from bot.runtime import runtime_of, submit
 
 
 def app_mention(event: dict[str, Any], client: WebClient, context: BoltContext) -> None:
@@ -25,5 +24,5 @@ def app_mention(event: dict[str, Any], client: WebClient, context: BoltContext) 
     record = store.get_thread(channel, str(thread_ts)) if thread_ts else None
     text = strip_mentions(str(event.get("text") or ""), context.bot_user_id)
     # A mention at channel level is answered in its own thread.
-    asker = Asker(user=str(event.get("user") or ""), channel=channel, thread_ts=str(thread_ts or ts))
-    runtime.services.worker.chat(route_text, runtime, client, text, asker, record=record, mentioned=True)
+    asker = AskerRef(user=str(event.get("user") or ""), channel=channel, thread_ts=str(thread_ts or ts))
+    submit(runtime, client, TextJob(text=text, asker=asker, record=record, mentioned=True))

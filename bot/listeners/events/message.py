@@ -13,9 +13,8 @@ from typing import Any
 from slack_bolt import BoltContext
 from slack_sdk import WebClient
 
-from bot.router import route_text
-from bot.runtime import Runtime, runtime_of
-from bot.services import Asker
+from bot.jobs import AskerRef, TextJob
+from bot.runtime import Runtime, runtime_of, submit
 
 # Subtypes that are people writing; edits, joins, bot posts and the like are ignored.
 HUMAN_SUBTYPES = (None, "thread_broadcast", "file_share")
@@ -41,5 +40,5 @@ def thread_message(event: dict[str, Any], client: WebClient, context: BoltContex
     record = runtime.services.store.get_thread(str(channel), str(thread_ts))
     if record is None or not claim_message(runtime, str(channel), str(ts)):
         return
-    asker = Asker(user=str(event.get("user") or ""), channel=str(channel), thread_ts=str(thread_ts))
-    runtime.services.worker.chat(route_text, runtime, client, text, asker, record=record, mentioned=False)
+    asker = AskerRef(user=str(event.get("user") or ""), channel=str(channel), thread_ts=str(thread_ts))
+    submit(runtime, client, TextJob(text=text, asker=asker, record=record, mentioned=False))

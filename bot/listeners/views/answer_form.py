@@ -9,8 +9,9 @@ from slack_sdk import WebClient
 
 from blocks.labels import label
 from blocks.prompts import ANSWER_INPUT_BLOCK
+from bot.jobs import AnswerJob
 from bot.listeners.views.common import IDENTIFIER, metadata, submitted_value
-from bot.runtime import runtime_of
+from bot.runtime import runtime_of, submit
 
 
 def answer_form(
@@ -27,4 +28,4 @@ def answer_form(
     pending_id = str(metadata(view).get("pending") or "")
     user = str((body.get("user") or {}).get("id") or "")
     runtime = runtime_of(context)
-    runtime.services.worker.chat(runtime.answers.answer, client, pending_id, value, user=user, channel=None)
+    submit(runtime, client, AnswerJob(pending_id=pending_id, value=value, user=user, channel=None))

@@ -9,8 +9,9 @@ from slack_sdk import WebClient
 
 from blocks.labels import label
 from blocks.prompts import ANSWER_INPUT_BLOCK
+from bot.jobs import LogLinkJob
 from bot.listeners.views.common import IDENTIFIER, metadata, submitted_value
-from bot.runtime import runtime_of
+from bot.runtime import runtime_of, submit
 
 
 def log_link_form(
@@ -30,4 +31,4 @@ def log_link_form(
     record = runtime.services.store.get_thread(channel, thread_ts)
     if record is None:
         return
-    runtime.services.worker.chat(runtime.followups.log_link, client, record, task, user=user, channel=channel)
+    submit(runtime, client, LogLinkJob(record=record, task=task, user=user, channel=channel))
