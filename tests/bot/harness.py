@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -24,11 +25,13 @@ from slack_sdk.signature import SignatureVerifier
 from bot.app import build_app, create_runtime
 from bot.backends import DiagnosisBackend, DiagnosisRun, Observer, ScanObserver, ScanScope
 from bot.grammar import RequestDraft
+from bot.jobs import QueuedJobs
 from bot.policy import Policy
 from bot.runtime import Runtime
 from bot.server import ThreadedServer, wsgi_app
 from bot.slack_client import make_client
 from bot.state.store import StateStore
+from bot.work import JobRunner
 from diagnosis.modelarts.scan import ScanProgress
 from diagnosis.models import Choice, DiagnoseRequest, Diagnosis, Exchange
 from tests.blocks.checks import assert_message_within_limits, assert_view_within_limits
@@ -343,6 +346,11 @@ def click_payload(
     raise AssertionError(f"no element {action_id} in {json.dumps(blocks)[:500]}")
 
 
+# How listeners hand off work in `running_bot`: "local" (this process's pool, as in Socket Mode) or
+# "queued" (HTTP mode's web/work split: jobs go through the state store to a job runner).
+JOBS_MODE = "local"
+
+
 @dataclass
 class BotUnderTest:
     api: FakeSlackApi
@@ -350,9 +358,31 @@ class BotUnderTest:
     server: ThreadedServer
     slack: SlackSender
     backend: DiagnosisBackend
+    # Queued mode: the work side's runtime and its job runner (its thread runs `serve`).
+    work_runtime: Runtime | None = None
+    runner: JobRunner | None = None
+    runner_thread: threading.Thread | None = None
 
     def idle(self, timeout: float = 15.0) -> None:
-        assert self.runtime.services.worker.wait_idle(timeout), "the bot did not finish its work in time"
+        deadline = time.monotonic() + timeout
+        runtimes = [self.runtime] + ([self.work_runtime] if self.work_runtime else [])
+        while True:
+            # Quiet twice in a row: a job claimed between the checks is not missed.
+            quiet = (
+                all(
+                    runtime.services.worker.wait_idle(max(0.01, deadline - time.monotonic()))
+                    for runtime in runtimes
+                )
+                and self.runtime.services.store.queued_jobs() == 0
+            )
+            if (
+                quiet
+                and self.runtime.services.store.queued_jobs() == 0
+                and all(runtime.services.worker.wait_idle(0.05) for runtime in runtimes)
+            ):
+                return
+            assert time.monotonic() < deadline, "the bot did not finish its work in time"
+            time.sleep(0.02)
 
     def check_every_message(self) -> None:
         """Every message the bot sent is within Block Kit limits and escapes what it must."""
@@ -368,7 +398,12 @@ class BotUnderTest:
 
     def stop(self) -> None:
         self.server.stop()
+        if self.runner is not None and self.runner_thread is not None:
+            self.runner.stop.set()
+            self.runner_thread.join(timeout=10)
         self.runtime.services.worker.shutdown(wait=True)
+        if self.work_runtime is not None:
+            self.work_runtime.services.worker.shutdown(wait=True)
 
 
 @contextmanager
@@ -382,23 +417,35 @@ def running_bot(
     diagnosis_slots: int = 4,
     max_waiting: int = 50,
     now: datetime = NOW,
+    jobs_mode: str | None = None,
 ) -> Iterator[BotUnderTest]:
     client = make_client(token="xoxb-test-token", base_url=api.url)
-    runtime = create_runtime(
-        backend=backend,
-        store=store,
-        policy=policy or Policy.default(),
-        client=client,
-        diagnosis_slots=diagnosis_slots,
-        max_waiting=max_waiting,
-        progress_interval=progress_interval,
-        now=lambda: now,
-    )
+    queued = (jobs_mode or JOBS_MODE) == "queued"
+
+    def make_runtime(*, web: bool) -> Runtime:
+        return create_runtime(
+            backend=backend,
+            store=store,
+            policy=policy or Policy.default(),
+            client=client,
+            diagnosis_slots=diagnosis_slots,
+            max_waiting=max_waiting,
+            progress_interval=progress_interval,
+            now=lambda: now,
+            jobs=QueuedJobs(store) if web else None,
+        )
+
+    runtime = make_runtime(web=queued)
     app = build_app(runtime, client=client, signing_secret=SIGNING_SECRET)
     server = ThreadedServer(wsgi_app(app, ready=lambda: {"state": store.ping()})).start()
     bot = BotUnderTest(
         api=api, runtime=runtime, server=server, slack=SlackSender(server.url, api), backend=backend
     )
+    if queued:
+        bot.work_runtime = make_runtime(web=False)
+        bot.runner = JobRunner(bot.work_runtime, client, slots=bot.work_runtime.services.worker.chat_slots)
+        bot.runner_thread = threading.Thread(target=bot.runner.serve, name="job-runner", daemon=True)
+        bot.runner_thread.start()
     try:
         yield bot
         bot.idle()

@@ -754,3 +754,26 @@ def test_merge_values_overrides_deeply_and_null_removes_a_default_key() -> None:
     assert yaml.safe_load(
         single("ConfigMap", render({"policy": {"demo_only": None}}))["data"]["policy.yaml"]
     ) == {"rules": []}
+
+
+@pytest.mark.parametrize(("web", "work"), [(2, 1), (4, 2), (1, 0)])
+def test_http_mode_sets_the_web_and_work_process_counts_the_cli_reads(
+    web: int, work: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import argparse
+
+    from bot.cli import register
+
+    env = env_of(bot_container(render({"processes": {"web": web, "work": work}})))
+    for name, entry in env.items():
+        if name.startswith("DIAGNOSE_BOT_"):
+            monkeypatch.setenv(name, entry["value"])
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers())
+    args = parser.parse_args(["bot", "--http"])
+    assert (args.workers, args.work_processes) == (web, work)
+
+
+def test_socket_mode_sets_no_process_counts() -> None:
+    env = env_of(bot_container(render({"mode": "socket"})))
+    assert not [name for name in env if name.endswith("_PROCESSES")]
