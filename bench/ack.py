@@ -1,7 +1,9 @@
 """Benchmark: slash-command ack latency of the HTTP-mode bot under 200 concurrent commands.
 
-The bot runs as the product runs it: `diagnose bot --http` (gunicorn, gthread workers) in its own
-process, answering from the example bundles (`--bundles diagnosis/examples`), with its Web API
+The bot runs as the product runs it, with its defaults: `diagnose bot --http`, that is two web
+processes (gunicorn, gthread) that verify, ack and queue each request, and one work process at
+idle CPU priority that runs the queue (placeholders, diagnoses, reports), answering from the
+example bundles (`--bundles diagnosis/examples`), with its Web API
 calls sent to the local Slack stand-in (tests/fakes/slack_api.py, SLACK_API_URL). 200 `/diagnose`
 commands, signed as Slack signs them (v0 HMAC over `v0:<ts>:<body>`), from 200 different users
 (the per-user rate limit is not what is measured), are fired at once; each ack's latency is the
@@ -296,67 +298,129 @@ def wait_for_reports(api: FakeSlackApi, users: list[str], *, timeout: float) -> 
         time.sleep(0.25)
 
 
-def run(*, commands: int = DEFAULT_COMMANDS, report_timeout: float = 300.0) -> BenchResult:
-    result = BenchResult(title="ack")
-    print(f"Slash-command acks: {commands} signed /diagnose commands at once against `diagnose bot --http`")
+# The layout before the web/work split, measured in the same run for comparison: one process
+# that acks and also builds every report on its own threads.
+SINGLE_PROCESS = ("--workers", "1", "--work-processes", "0")
+
+
+@dataclass
+class Burst:
+    acks: list[tuple[float, int]]
+    fired_seconds: float
+    delivery: Delivery
+    helps: list[tuple[float, int]]
+
+
+def burst(
+    api: FakeSlackApi,
+    texts: list[str],
+    *,
+    commands: int,
+    report_timeout: float,
+    options: tuple[str, ...] = (),
+    with_help: bool = True,
+) -> Burst:
+    """One bot (with `options`), warmed up, then `commands` at once; optionally `help` at once."""
     with tempfile.TemporaryDirectory(prefix="bench-ack-") as directory:
-        api = FakeSlackApi().start()
-        try:
-            texts = example_commands()
-            # The queue holds the burst (and the warm-up, whichever is larger).
-            with bot_process(api, Path(directory), queue=max(commands, len(texts))) as url:
-                # Warm-up: every example command once, so that first-use costs (imports, the
-                # first chart's matplotlib) are paid before the burst, as in a bot that has run a while.
-                warm = signed_commands(len(texts), api_url=api.url, texts=texts, user_prefix="U0WARM")
-                fire(url, warm)
-                wait_for_reports(api, [command.user for command in warm], timeout=report_timeout)
-                api.calls.clear()
-                burst = signed_commands(commands, api_url=api.url, texts=texts)
-                print(f"{min(len(texts), commands)} different example commands, {commands} users")
-                started = time.perf_counter()
-                acks = fire(url, burst)
-                fired = time.perf_counter() - started
-                delivery = wait_for_reports(api, [command.user for command in burst], timeout=report_timeout)
-                # For comparison, the ack path alone: `help` is answered in the ack itself and
-                # starts no background work (the burst's diagnoses are all done by now).
+        api.calls.clear()
+        # The queue holds the burst (and the warm-up, whichever is larger).
+        with bot_process(api, Path(directory), queue=max(commands, len(texts)), options=options) as url:
+            # Warm-up: every example command once, so that first-use costs (imports, the first
+            # chart's matplotlib) are paid before the burst, as in a bot that has run a while.
+            warm = signed_commands(len(texts), api_url=api.url, texts=texts, user_prefix="U0WARM")
+            fire(url, warm)
+            wait_for_reports(api, [command.user for command in warm], timeout=report_timeout)
+            api.calls.clear()
+            commanded = signed_commands(commands, api_url=api.url, texts=texts)
+            started = time.perf_counter()
+            acks = fire(url, commanded)
+            fired = time.perf_counter() - started
+            delivery = wait_for_reports(api, [command.user for command in commanded], timeout=report_timeout)
+            helps: list[tuple[float, int]] = []
+            if with_help:
+                # The ack path alone: `help` is answered in the ack itself and starts no background
+                # work (the burst's diagnoses are all done by now).
                 helps = fire(
                     url, signed_commands(commands, api_url=api.url, texts=["help"], user_prefix="U0HELP")
                 )
-        finally:
-            api.stop()
-    latencies = [seconds for seconds, _status in acks]
-    failed = [status for _seconds, status in acks if status != 200]
+    return Burst(acks=acks, fired_seconds=fired, delivery=delivery, helps=helps)
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.0f} ms"
+
+
+def run(
+    *, commands: int = DEFAULT_COMMANDS, report_timeout: float = 300.0, compare: bool = True
+) -> BenchResult:
+    result = BenchResult(title="ack")
+    print(f"Slash-command acks: {commands} signed /diagnose commands at once against `diagnose bot --http`")
+    api = FakeSlackApi().start()
+    try:
+        texts = example_commands()
+        print(f"{min(len(texts), commands)} different example commands, {commands} users")
+        print("default layout: 2 web processes (ack + queue), 1 work process at idle CPU priority")
+        main = burst(api, texts, commands=commands, report_timeout=report_timeout)
+        single: Burst | None = None
+        if compare:
+            print(
+                f"for comparison: one process that acks and builds the reports ({' '.join(SINGLE_PROCESS)})"
+            )
+            single = burst(
+                api,
+                texts,
+                commands=commands,
+                report_timeout=report_timeout,
+                options=SINGLE_PROCESS,
+                with_help=False,
+            )
+    finally:
+        api.stop()
+    latencies = [seconds for seconds, _status in main.acks]
+    failed = [status for _seconds, status in main.acks if status != 200]
     p50, p99, worst = percentile(latencies, 0.5), percentile(latencies, 0.99), max(latencies)
     late = sum(1 for seconds in latencies if seconds > SLACK_DEADLINE_SECONDS)
+    delivery = main.delivery
     print(
-        f"\nacks: {len(acks)} in {fired:.2f} s; p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms, max {worst * 1000:.0f} ms"
+        f"\nacks: {len(main.acks)} in {main.fired_seconds:.2f} s; p50 {_ms(p50)}, p99 {_ms(p99)}, max {_ms(worst)}"
     )
     print(f"  over 3 s: {late}; not HTTP 200: {len(failed)}")
     print(
         f"reports: {delivery.reports}/{commands} placeholders replaced by a report, {delivery.attached}/{commands} "
         f"with the report file, all within {delivery.seconds:.1f} s of the burst"
     )
-    help_latencies = [seconds for seconds, _status in helps]
+    help_latencies = [seconds for seconds, _status in main.helps]
     help_p50, help_p99 = percentile(help_latencies, 0.5), percentile(help_latencies, 0.99)
     print(
-        f"for comparison, {len(helps)} `/diagnose help` at once (answered in the ack, no background work): "
-        f"p50 {help_p50 * 1000:.0f} ms, p99 {help_p99 * 1000:.0f} ms"
+        f"the ack path alone, {len(main.helps)} `/diagnose help` at once (answered in the ack, no background "
+        f"work): p50 {_ms(help_p50)}, p99 {_ms(help_p99)}"
     )
     if delivery.missing:
         print(f"  missing: {', '.join(delivery.missing[:10])}{' ...' if len(delivery.missing) > 10 else ''}")
+    if single is not None:
+        single_latencies = [seconds for seconds, _status in single.acks]
+        single_p99 = percentile(single_latencies, 0.99)
+        print(
+            f"one process (acks and reports together): p50 {_ms(percentile(single_latencies, 0.5))}, "
+            f"p99 {_ms(single_p99)}; reports within {single.delivery.seconds:.1f} s; "
+            f"split / one process p99: {p99 / single_p99:.2f}"
+        )
+        result.figures["one-process p99"] = _ms(single_p99)
     result.checks += [
         Check("ack p99", p99 * 1000, P99_CEILING_SECONDS * 1000, "ms"),
         Check("acks over 3 s", float(late), 0),
         Check("acks not HTTP 200", float(len(failed)), 0),
         Check("commands without their report", float(len(delivery.missing)), 0),
     ]
-    result.figures = {
-        "p50": f"{p50 * 1000:.0f} ms",
-        "p99": f"{p99 * 1000:.0f} ms",
-        "max": f"{worst * 1000:.0f} ms",
-        "help p99": f"{help_p99 * 1000:.0f} ms",
-        "reports": f"{commands - len(delivery.missing)}/{commands} in {delivery.seconds:.0f} s",
-    }
+    result.figures.update(
+        {
+            "p50": _ms(p50),
+            "p99": _ms(p99),
+            "max": _ms(worst),
+            "help p99": _ms(help_p99),
+            "reports": f"{commands - len(delivery.missing)}/{commands} in {delivery.seconds:.0f} s",
+        }
+    )
     result.print_checks()
     return result
 
@@ -367,8 +431,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--report-timeout", type=float, default=300.0, help="seconds to wait for every report"
     )
+    parser.add_argument(
+        "--no-compare", action="store_true", help="skip the one-process layout measured for comparison"
+    )
     options = parser.parse_args(argv)
-    run(commands=max(1, options.commands), report_timeout=options.report_timeout)
+    run(
+        commands=max(1, options.commands),
+        report_timeout=options.report_timeout,
+        compare=not options.no_compare,
+    )
     return 0
 
 

@@ -284,7 +284,7 @@ def _serve_work(settings: Any, bot_token: str, backend_factory: Any) -> int:
     runner = JobRunner(runtime, client, slots=runtime.services.worker.chat_slots)
     signal.signal(signal.SIGTERM, lambda signum, frame: runner.stop.set())
     signal.signal(signal.SIGINT, lambda signum, frame: runner.stop.set())
-    log.info("work process ready: backend=%s", backend.name)
+    log.info("work process %d ready: backend=%s", os.getpid(), backend.name)
     runner.serve(parent_pid=parent)
     # Running diagnoses finish if they can; any cut short is resumed by the next work process.
     runtime.services.worker.wait_idle(timeout=25)

@@ -31,8 +31,12 @@ class Child:
     started_at: float = 0.0
     early_exits: int = 0
     restart_at: float = 0.0
-    backoff_seconds: float = 1.0
-    restarts: int = field(default=0)
+    first_backoff_seconds: float = 1.0
+    backoff_seconds: float = field(init=False)
+    restarts: int = 0
+
+    def __post_init__(self) -> None:
+        self.backoff_seconds = self.first_backoff_seconds
 
     def start(self) -> None:
         self.process = subprocess.Popen(self.command)
@@ -48,20 +52,23 @@ class Supervisor:
         self.stopping = True
 
     def run(self) -> int:
-        signal.signal(signal.SIGTERM, self._stop)
-        signal.signal(signal.SIGINT, self._stop)
-        for child in self.children:
-            child.start()
+        previous = {signum: signal.signal(signum, self._stop) for signum in (signal.SIGTERM, signal.SIGINT)}
         code = 0
-        while not self.stopping:
+        try:
             for child in self.children:
-                exited = self._check(child)
-                if exited is not None:
-                    code = exited
-                    self.stopping = True
-                    break
-            time.sleep(POLL_SECONDS)
-        self._terminate_all()
+                child.start()
+            while not self.stopping:
+                for child in self.children:
+                    exited = self._check(child)
+                    if exited is not None:
+                        code = exited
+                        self.stopping = True
+                        break
+                time.sleep(POLL_SECONDS)
+        finally:
+            self._terminate_all()
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
         return code
 
     def _check(self, child: Child) -> int | None:
@@ -89,7 +96,7 @@ class Supervisor:
                 return code or 1
         else:
             child.early_exits = 0
-            child.backoff_seconds = 1.0
+            child.backoff_seconds = child.first_backoff_seconds
         log.warning("%s exited (code %s): restarting in %.0f s", child.name, code, child.backoff_seconds)
         child.restart_at = now + child.backoff_seconds
         child.backoff_seconds = min(MAX_BACKOFF_SECONDS, child.backoff_seconds * 2)

@@ -1,0 +1,66 @@
+"""Jobs are plain data: every kind survives the trip through the store's queue unchanged."""
+
+from __future__ import annotations
+
+import typing
+from datetime import UTC, datetime
+
+import pytest
+from pydantic import BaseModel
+
+from bot import jobs
+from bot.grammar import RequestDraft, ScanCommand
+from bot.state.models import Place, ThreadRecord
+
+RECORD = ThreadRecord(
+    place=Place(channel="C1", thread_ts="100.1", status_ts="100.2"),
+    draft=RequestDraft(platform="runai", workload_name="train-42", project="ml", cluster_id="c1"),
+    diagnosis={"schema": "diagnosis/v1", "outcome": "diagnosed", "category": "oom_killed"},
+    lang="fr",
+    user="U1",
+    created_at=datetime(2026, 11, 28, 9, 0, tzinfo=UTC),
+)
+ASKER = jobs.AskerRef(
+    user="U1",
+    channel="C1",
+    thread_ts="100.1",
+    lang="ja",
+    response_url="https://hooks.slack.com/commands/T/1/x",
+)
+EXAMPLES: list[BaseModel] = [
+    jobs.DiagnoseJob(draft=RECORD.draft, asker=ASKER),
+    jobs.ExplainJob(code=137, asker=ASKER),
+    jobs.ScanJob(command=ScanCommand(platform="runai", cluster_id="c1", lookback="7d"), asker=ASKER),
+    jobs.TextJob(text="evidence", asker=ASKER, record=RECORD, mentioned=False),
+    jobs.TextJob(text="<@U0BOT> why is train-7 failing?", asker=ASKER, record=None, mentioned=True),
+    jobs.AnswerJob(pending_id="p1", value="c1", user="U1", channel=None),
+    jobs.CancelJob(pending_id="p1", user="U1", channel="C1"),
+    jobs.RetryJob(pending_id="p1", user="U1", channel="C1"),
+    jobs.RerunJob(record=RECORD, asker=ASKER),
+    jobs.LogLinkJob(record=RECORD, task="worker-1", user="U1", channel="C1"),
+]
+
+
+def test_every_kind_of_job_has_an_example() -> None:
+    (union, *_) = typing.get_args(jobs.Job)
+    assert {kind.__name__ for kind in typing.get_args(union)} == {type(job).__name__ for job in EXAMPLES}
+
+
+@pytest.mark.parametrize("job", EXAMPLES, ids=lambda job: type(job).__name__)
+def test_a_job_comes_out_of_the_queue_as_it_went_in(job: BaseModel) -> None:
+    queued = jobs.QueuedJob(job=job)  # type: ignore[arg-type]
+    body = queued.model_dump_json(by_alias=True)
+    back = jobs.QueuedJob.model_validate_json(body)
+    assert back == queued
+    assert type(back.job) is type(job)
+    assert '"schema":"bot-job/v1"' in body
+
+
+def test_the_asker_answers_through_its_response_url() -> None:
+    asker = ASKER.asker()
+    assert asker.respond is not None
+    assert getattr(asker.respond, "response_url", None) == ASKER.response_url
+    assert (asker.user, asker.channel, asker.thread_ts, asker.lang) == ("U1", "C1", "100.1", "ja")
+    assert jobs.AskerRef(user="U1", channel="C1").asker().respond is None
+    # The response URL is a credential of sorts: never in a repr (log lines, tracebacks).
+    assert "hooks.slack.com" not in repr(ASKER)
