@@ -655,6 +655,19 @@ _ASSIGNMENT_RULES: tuple[Rule, ...] = (
         _replace_assignment,
         rescan_group="value",
     ),
+    Rule(
+        "colon_escaped_line",
+        # `…\npassword: X\n…` inside JSON-escaped text (a log or config quoted in an API answer):
+        # KEY begins an escaped line (after a literal \n, \r or \t); the value ends at the next
+        # escape (\n, \") or the closing quote, or as the colon rule's value does.
+        re.compile(
+            r"(?:(?<=\\n)|(?<=\\r)|(?<=\\t))[ \t]*(?:-[ \t]+)?(?P<key>" + _KEY + r")"
+            r"[ \t]*:(?!//)[ \t]*"
+            r"(?P<value>(?:[^\r\n,;}\]\[\\\"]++|\\(?![nrt\"])|" + _MASKED + r")+)"
+        ),
+        _replace_assignment,
+        rescan_group="value",
+    ),
 )
 
 _IP_RULES: tuple[Rule, ...] = (

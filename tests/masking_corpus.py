@@ -170,6 +170,13 @@ PLANTED: list[PlantedSecret] = [
         '{"privateKey": "' + FAKE_PEM.replace("\n", "\\n") + '\\n"}',
     ),
     PlantedSecret("private_key", "MIIEowIBAAKCAQEAfakefake", "ssh key: " + FAKE_PEM.replace("\n", "\\n")),
+    # `key: value` lines of a config or log quoted inside JSON text (newlines escaped)
+    PlantedSecret(
+        "password",
+        "yamlPassw0rd",
+        '{"message": "loaded config:\\ndb:\\n  password: yamlPassw0rd\\n  user: train"}',
+    ),
+    PlantedSecret("token", "hfTokenInLog0123", '"stdout": "step 3\\r\\nHF_TOKEN: hfTokenInLog0123\\r\\n"'),
     # URLs: userinfo and pre-signed query strings
     PlantedSecret(
         "url_credentials", "s3cr3tP4ss", "remote: https://deploy:s3cr3tP4ss@git.example.com/repo.git"

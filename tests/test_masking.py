@@ -126,6 +126,14 @@ EXACT: list[tuple[str, str]] = [
         "[MASKED:private_key]\nnext line",
     ),
     ('{"k": "-----BEGIN PRIVATE KEY-----\\nAAAA\\nBBBB", "n": 1}', '{"k": "[MASKED:private_key]", "n": 1}'),
+    # `key: value` on an escaped line inside JSON text (a config or log quoted in an API answer)
+    (
+        '{"msg": "config:\\npassword: hunter2xyz\\nuser: bob"}',
+        '{"msg": "config:\\npassword: [MASKED:password]\\nuser: bob"}',
+    ),
+    ('"env:\\r\\n  - HF_TOKEN: abc123def456\\""', '"env:\\r\\n  - HF_TOKEN: [MASKED:token]\\""'),
+    ('"\\tapi_key: AbC9\\"x"', '"\\tapi_key: [MASKED:api_key]\\"x"'),
+    ('"\\nsteps: 100\\nmonkey: banana"', '"\\nsteps: 100\\nmonkey: banana"'),
     # exception names, error codes and paths survive next to a masked value
     ("AuthError: token=abc expired", "AuthError: token=[MASKED:token] expired"),
     ("APIGW.0301 password=x /etc/app.yaml", "APIGW.0301 password=[MASKED:password] /etc/app.yaml"),
