@@ -20,7 +20,9 @@ def assert_message_within_limits(message: dict[str, Any]) -> None:
     block_ids = [b["block_id"] for b in blocks if "block_id" in b]
     assert len(block_ids) == len(set(block_ids)), "block ids must be unique within a message"
     for block in blocks:
-        Block.parse(block).validate_json()
+        parsed = Block.parse(block)
+        assert parsed is not None, f"not a Block Kit block: {block}"
+        parsed.validate_json()
         if block["type"] == "header":
             assert len(block["text"]["text"]) <= 150
             assert block["text"]["type"] == "plain_text"

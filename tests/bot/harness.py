@@ -151,7 +151,7 @@ class SlackSender:
         all_headers = {
             "Content-Type": content_type,
             "X-Slack-Request-Timestamp": ts,
-            "X-Slack-Signature": sig,
+            "X-Slack-Signature": sig or "",
             **(headers or {}),
         }
         started = time.monotonic()
