@@ -11,6 +11,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tests.bot.harness import SIGNING_SECRET
 from tests.conftest import EXAMPLES, ROOT
@@ -43,7 +44,15 @@ def _environment(api: FakeSlackApi, state_dir: Path, extra_env: dict[str, str]) 
     return env
 
 
-def _start(api: FakeSlackApi, state_dir: Path, extra_env: dict[str, str], bundles: Path) -> BotProcess:
+def _start(
+    api: FakeSlackApi,
+    state_dir: Path,
+    extra_env: dict[str, str],
+    bundles: Path,
+    *,
+    arguments: Sequence[str] = (),
+    stderr: Any = subprocess.PIPE,
+) -> BotProcess:
     command = [
         *DIAGNOSE,
         "bot",
@@ -56,13 +65,14 @@ def _start(api: FakeSlackApi, state_dir: Path, extra_env: dict[str, str], bundle
         "8",
         "--bundles",
         str(bundles),
+        *arguments,
     ]
     process = subprocess.Popen(
         command,
         cwd=ROOT,
         env=_environment(api, state_dir, extra_env),
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=stderr,
         text=True,
     )
     return BotProcess(process)
@@ -76,15 +86,15 @@ def _wait_listening(bot: BotProcess, deadline: float) -> None:
         if line.startswith("listening on "):
             bot.url = line.split()[-1]
         elif not line and bot.process.poll() is not None:
-            stderr = bot.process.stderr.read() if bot.process.stderr else ""
+            stderr = bot.process.stderr.read() if bot.process.stderr else "(see the bot's log file)"
             raise AssertionError(f"the bot exited: {stderr}")
         assert time.monotonic() < deadline, "the bot did not start in time"
 
 
-def _stop(bot: BotProcess) -> None:
+def _stop(bot: BotProcess, *, timeout: float = 15) -> None:
     bot.process.terminate()
     try:
-        bot.process.wait(timeout=15)
+        bot.process.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         bot.process.kill()
         bot.process.wait()
@@ -117,6 +127,19 @@ def bot_processes(
 def bot_process(api: FakeSlackApi, state_dir: Path, *, extra_env: dict[str, str]) -> Iterator[str]:
     with bot_processes(api, state_dir, extra_env=extra_env) as urls:
         yield urls[0]
+
+
+@contextmanager
+def logged_bot_process(api: FakeSlackApi, state_dir: Path, *arguments: str) -> Iterator[BotProcess]:
+    """One `diagnose bot --http … <arguments>` whose log goes to `<state_dir>/bot.log`; stopped with
+    room for a graceful stop of its whole process tree."""
+    with (state_dir / "bot.log").open("w", encoding="utf-8") as log:
+        bot = _start(api, state_dir, {}, EXAMPLES, arguments=arguments, stderr=log)
+        try:
+            _wait_listening(bot, time.monotonic() + START_SECONDS)
+            yield bot
+        finally:
+            _stop(bot, timeout=40)
 
 
 @contextmanager

@@ -5,15 +5,11 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from tests.bot.harness import SlackSender
-from tests.bot.processes import DIAGNOSE, START_SECONDS, _environment
-from tests.conftest import EXAMPLES, ROOT
+from tests.bot.processes import START_SECONDS, logged_bot_process
 from tests.fakes.slack_api import FakeSlackApi
 
 PREEMPTED = "runai id=2e6b8f31-d4a0-4c97-95e2-a13f7b0c8d46 cluster=91c0d5e8-2f47-4a3b-b6e1-7c8a0f2d4e59"
@@ -40,51 +36,6 @@ def work_processes(supervisor_pid: int) -> list[int]:
     return [pid for pid in children_of(supervisor_pid) if command_line(pid)[-2:] == ["--role", "work"]]
 
 
-@contextmanager
-def process_tree(
-    api: FakeSlackApi, state_dir: Path, *arguments: str
-) -> Iterator[tuple[subprocess.Popen[str], str]]:
-    log = (state_dir / "bot.log").open("w", encoding="utf-8")
-    process = subprocess.Popen(
-        [
-            *DIAGNOSE,
-            "bot",
-            "--http",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--threads",
-            "8",
-            "--bundles",
-            str(EXAMPLES),
-            *arguments,
-        ],
-        cwd=ROOT,
-        env=_environment(api, state_dir, {}),
-        stdout=subprocess.PIPE,
-        stderr=log,
-        text=True,
-    )
-    try:
-        assert process.stdout is not None
-        deadline = time.monotonic() + START_SECONDS
-        line = ""
-        while not line.startswith("listening on "):
-            line = process.stdout.readline()
-            assert line or process.poll() is None, (state_dir / "bot.log").read_text()
-            assert time.monotonic() < deadline, "the bot did not start in time"
-        yield process, line.split()[-1]
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=40)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.close()
-
-
 def reports(api: FakeSlackApi) -> int:
     return sum(1 for call in api.calls_to("chat.update") if "Routed: preempted" in call.body.get("text", ""))
 
@@ -92,7 +43,8 @@ def reports(api: FakeSlackApi) -> int:
 def test_the_work_runs_in_its_own_low_priority_process_and_survives_its_death(
     slack_api: FakeSlackApi, tmp_path: Path
 ) -> None:
-    with process_tree(slack_api, tmp_path) as (supervisor, url):
+    with logged_bot_process(slack_api, tmp_path) as bot:
+        supervisor, url = bot.process, bot.url
         deadline = time.monotonic() + START_SECONDS
         while not work_processes(supervisor.pid):
             assert time.monotonic() < deadline
@@ -131,7 +83,8 @@ def test_the_work_runs_in_its_own_low_priority_process_and_survives_its_death(
 def test_work_processes_zero_runs_everything_in_the_web_processes(
     slack_api: FakeSlackApi, tmp_path: Path
 ) -> None:
-    with process_tree(slack_api, tmp_path, "--work-processes", "0") as (server, url):
+    with logged_bot_process(slack_api, tmp_path, "--work-processes", "0") as bot:
+        server, url = bot.process, bot.url
         assert not [pid for pid in children_of(server.pid) if "--role" in command_line(pid)]
         slack = SlackSender(url, slack_api)
         assert slack.command(PREEMPTED).status == 200
