@@ -397,8 +397,8 @@ def test_a_changed_policy_rolls_the_pods() -> None:
 def test_resources_have_requests_and_a_memory_limit() -> None:
     rendered = render(VARIANTS["replicas-3-redis"])
     bot = bot_container(rendered)["resources"]
-    assert bot["requests"] == {"cpu": "100m", "memory": "256Mi"}
-    assert bot["limits"]["memory"] == "512Mi"
+    assert bot["requests"] == {"cpu": "250m", "memory": "640Mi"}
+    assert bot["limits"]["memory"] == "1536Mi"
     (redis,) = redis_deployment(rendered)["spec"]["template"]["spec"]["containers"]
     assert redis["resources"]["requests"]["cpu"] and redis["resources"]["requests"]["memory"]
     assert redis["resources"]["limits"]["memory"]
