@@ -239,7 +239,12 @@ def _serve_http(
         app, store = _build(
             settings, bot_token, secret, backend_factory, socket_mode=False, queue_jobs=separate_work
         )
-        return wsgi_app(app, ready=lambda: {"state": store.ping()})
+        if not separate_work:
+            return wsgi_app(app, ready=lambda: {"state": store.ping()})
+        from bot.work import work_keeps_up
+
+        # `work`: queued jobs are being taken (a stalled queue fails the probes: the pod restarts).
+        return wsgi_app(app, ready=lambda: {"state": store.ping(), "work": work_keeps_up(store)})
 
     def announce(address: str) -> None:
         print(f"listening on {address}", flush=True)

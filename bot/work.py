@@ -16,7 +16,7 @@ from slack_sdk import WebClient
 
 from bot.jobs import QueuedJob
 from bot.runtime import Runtime
-from bot.state.store import ClaimedJob
+from bot.state.store import ClaimedJob, StateStore
 from diagnosis.masking import mask
 
 log = logging.getLogger("diagnose.bot")
@@ -25,7 +25,20 @@ log = logging.getLogger("diagnose.bot")
 WORK_NICENESS = 10
 PARENT_CHECK_SECONDS = 1.0
 
+# A job nobody has taken for this long means no work process is taking jobs (all dead, or stuck):
+# the web side's health check then fails, so that Kubernetes restarts the pod.
+STALL_SECONDS = 120.0
+
 _QUEUED_JOB: TypeAdapter[QueuedJob] = TypeAdapter(QueuedJob)
+
+
+def work_keeps_up(store: StateStore, *, stall_seconds: float = STALL_SECONDS) -> bool:
+    """The web side's view of the work processes: False when a queued job has waited too long."""
+    try:
+        waited = store.oldest_waiting_job_seconds()
+    except Exception:
+        return False
+    return waited is None or waited < stall_seconds
 
 
 def lower_priority(increment: int = WORK_NICENESS) -> None:

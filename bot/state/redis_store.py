@@ -112,7 +112,8 @@ class RedisStore:
     # its lease key is gone belonged to a process that died: it goes back on the list.
 
     def push_job(self, body: str) -> str:
-        job_id = uuid.uuid4().hex
+        # The id starts with the time it was queued (for the health check's oldest waiting job).
+        job_id = f"{self.clock():.6f}-{uuid.uuid4().hex[:12]}"
         pipe = self.client.pipeline(transaction=True)
         pipe.set(self._key("job", job_id), body)
         pipe.lpush(self._key("jobs"), job_id)
@@ -159,6 +160,17 @@ class RedisStore:
 
     def queued_jobs(self) -> int:
         return int(self.client.llen(self._key("jobs"))) + int(self.client.llen(self._key("jobs", "held")))
+
+    def oldest_waiting_job_seconds(self) -> float | None:
+        # Waiting ids run newest (left) to oldest (right); an abandoned one put back is older still.
+        oldest = self.client.lindex(self._key("jobs"), -1)
+        if oldest is None:
+            return None
+        queued_at = (oldest.decode() if isinstance(oldest, bytes) else str(oldest)).split("-", 1)[0]
+        try:
+            return max(0.0, self.clock() - float(queued_at))
+        except ValueError:
+            return None
 
     def ping(self) -> bool:
         try:

@@ -36,7 +36,8 @@ CREATE INDEX IF NOT EXISTS hits_key_at ON hits (key, at);
 # request, on the ack path) then never wait behind the work processes' conversation writes.
 _JOBS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL, held_until REAL NOT NULL DEFAULT 0
+    id INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL, held_until REAL NOT NULL DEFAULT 0,
+    queued_at REAL NOT NULL DEFAULT 0
 );
 """
 
@@ -158,7 +159,9 @@ class SqliteStore:
 
     def push_job(self, body: str) -> str:
         with self._jobs_lock:
-            cursor = self._jobs.execute("INSERT INTO jobs (body) VALUES (?)", (body,))
+            cursor = self._jobs.execute(
+                "INSERT INTO jobs (body, queued_at) VALUES (?, ?)", (body, self.clock())
+            )
         return str(cursor.lastrowid)
 
     def claim_job(
@@ -198,6 +201,14 @@ class SqliteStore:
         with self._jobs_lock:
             (count,) = self._jobs.execute("SELECT COUNT(*) FROM jobs").fetchone()
         return int(count)
+
+    def oldest_waiting_job_seconds(self) -> float | None:
+        now = self.clock()
+        with self._jobs_lock:
+            (oldest,) = self._jobs.execute(
+                "SELECT MIN(queued_at) FROM jobs WHERE held_until <= ?", (now,)
+            ).fetchone()
+        return None if oldest is None else max(0.0, now - float(oldest))
 
     def purge(self) -> None:
         """Drop expired rows (called now and then; reads already ignore them)."""

@@ -83,3 +83,21 @@ def test_concurrent_work_processes_never_take_the_same_job(store_factory: StoreF
         thread.join(timeout=60)
     assert sorted(taken) == sorted(f'{{"n": {number}}}' for number in range(total))
     assert web.queued_jobs() == 0
+
+
+def test_the_oldest_waiting_job_is_timed_until_someone_takes_it(store_factory: StoreFactory) -> None:
+    from bot.work import work_keeps_up
+
+    web, work = store_factory(), store_factory()
+    assert web.oldest_waiting_job_seconds() is None
+    assert work_keeps_up(web, stall_seconds=0.2)
+    web.push_job('{"n": 1}')
+    time.sleep(0.3)
+    waited = web.oldest_waiting_job_seconds()
+    assert waited is not None and 0.25 <= waited < 5
+    # Nobody took it within the stall time: the web side's health check says so.
+    assert not work_keeps_up(web, stall_seconds=0.2)
+    job = work.claim_job(wait_seconds=0)
+    assert job is not None
+    assert web.oldest_waiting_job_seconds() is None
+    assert work_keeps_up(web, stall_seconds=0.2)
