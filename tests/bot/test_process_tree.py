@@ -8,6 +8,8 @@ import signal
 import time
 from pathlib import Path
 
+import httpx
+
 from tests.bot.harness import SlackSender
 from tests.bot.processes import START_SECONDS, logged_bot_process
 from tests.fakes.slack_api import FakeSlackApi
@@ -55,6 +57,8 @@ def test_the_work_runs_in_its_own_low_priority_process_and_survives_its_death(
             time.sleep(0.1)
         # The work process yields the CPU to the processes that ack Slack.
         assert os.sched_getscheduler(work) == os.SCHED_IDLE or os.getpriority(os.PRIO_PROCESS, work) > 0
+        health = httpx.get(url + "/healthz", timeout=5).json()
+        assert health == {"ok": True, "checks": {"state": True, "work": True}}
         slack = SlackSender(url, slack_api)
         assert slack.command(PREEMPTED).status == 200
         slack_api.wait_until(
@@ -86,6 +90,7 @@ def test_work_processes_zero_runs_everything_in_the_web_processes(
     with logged_bot_process(slack_api, tmp_path, "--work-processes", "0") as bot:
         server, url = bot.process, bot.url
         assert not [pid for pid in children_of(server.pid) if "--role" in command_line(pid)]
+        assert httpx.get(url + "/healthz", timeout=5).json()["checks"] == {"state": True}
         slack = SlackSender(url, slack_api)
         assert slack.command(PREEMPTED).status == 200
         slack_api.wait_until(
