@@ -30,7 +30,8 @@ from blocks.prompts import (
 from blocks.report import report_message
 from bot import access
 from bot.audit import audit
-from bot.backends import BackendUnavailable, DiagnosisRun, NoMatchingBundle
+from bot.backends import DiagnosisRun, NoMatchingBundle
+from bot.failures import report_failure
 from bot.grammar import RequestDraft
 from bot.messaging import PostFailed, post, replace_or_post, try_post, update, upload
 from bot.pictures import post_memory_chart
@@ -93,44 +94,28 @@ class Conversation:
         notifier = Notifier(
             client, channel=asker.channel, user=asker.user, thread_ts=asker.thread_ts, respond=asker.respond
         )
+
+        def refuse(message: SlackMessage, outcome: str, **details: Any) -> None:
+            notifier.tell(message)
+            what = draft.describe()
+            audit("diagnose", user=asker.user, channel=asker.channel, what=what, outcome=outcome, **details)
+
         decision = access.before_run(services, draft, user=asker.user, channel=asker.channel)
         if not decision.allowed:
-            notifier.tell(denied_message(lang=lang))
-            audit(
-                "diagnose",
-                user=asker.user,
-                channel=asker.channel,
-                what=draft.describe(),
-                outcome="denied",
-                reason=decision.reason,
-            )
+            refuse(denied_message(lang=lang), "denied", reason=decision.reason)
             return
         limit = services.policy.rate_limit
         if not services.store.allow(
             f"user:{asker.user}", limit=limit.per_user, window_seconds=limit.window_seconds
         ):
-            notifier.tell(notice(label("rate_limited", lang), emoji=":hourglass:"))
-            audit(
-                "diagnose",
-                user=asker.user,
-                channel=asker.channel,
-                what=draft.describe(),
-                outcome="rate_limited",
-            )
+            refuse(notice(label("rate_limited", lang), emoji=":hourglass:"), "rate_limited")
             return
         placeholder = progress_message(what=draft.describe(), user=asker.user, lang=lang)
         try:
             status_ts = post(client, channel=asker.channel, thread_ts=asker.thread_ts, message=placeholder)
         except PostFailed as exc:
-            notifier.tell(notice(label("post_failed", lang, error=exc.error), emoji=":warning:"))
-            audit(
-                "diagnose",
-                user=asker.user,
-                channel=asker.channel,
-                what=draft.describe(),
-                outcome="post_failed",
-                error=exc.error,
-            )
+            post_failed = notice(label("post_failed", lang, error=exc.error), emoji=":warning:")
+            refuse(post_failed, "post_failed", error=exc.error)
             return
         place = Place(channel=asker.channel, thread_ts=asker.thread_ts or status_ts, status_ts=status_ts)
         self.proceed(client, draft, place=place, user=asker.user, lang=asker.lang)
@@ -346,7 +331,9 @@ class Conversation:
             reporter.close()
             if not self._answering(inflight_id):
                 return
-            self._failed(client, draft, exc, place=place, user=user, lang=labels)
+            report_failure(
+                client, exc, activity="diagnose", what=draft.describe(), place=place, user=user, lang=labels
+            )
             return
         reporter.close()
         if not self._answering(inflight_id):
@@ -504,26 +491,6 @@ class Conversation:
             client, channel=place.channel, ts=place.status_ts, thread_ts=place.thread_ts, message=message
         )
         audit("diagnose", user=user, channel=place.channel, what=draft.describe(), outcome="no_bundle")
-
-    def _failed(
-        self, client: WebClient, draft: RequestDraft, exc: Exception, *, place: Place, user: str, lang: str
-    ) -> None:
-        ref = uuid.uuid4().hex[:8]
-        # Masked whole first: once a line of it is quoted mid-sentence (and cut), a `KEY: value` or a
-        # multi-line secret would no longer be recognised (rulings G12).
-        text = mask(str(exc))
-        if isinstance(exc, BackendUnavailable):
-            reason = text
-        else:
-            reason = type(exc).__name__ + (f": {text.splitlines()[0][:200]}" if text.strip() else "")
-        log.error("diagnosis %s failed for %s: %s", ref, mask(draft.describe()), mask(reason), exc_info=exc)
-        message = notice(mask(label("failed", lang, reason=reason, ref=ref)), emoji=":x:")
-        shown = replace_or_post(
-            client, channel=place.channel, ts=place.status_ts, thread_ts=place.thread_ts, message=message
-        )
-        if shown is None:
-            Notifier(client, channel=place.channel, user=user, thread_ts=place.thread_ts).tell(message)
-        audit("diagnose", user=user, channel=place.channel, what=draft.describe(), outcome="error", ref=ref)
 
     def rerun(self, client: WebClient, record: ThreadRecord, asker: Asker) -> None:
         """The thread's request again, as a new report in the same thread."""

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import uuid
 from typing import Any
 
 from slack_sdk import WebClient
@@ -29,8 +28,9 @@ from blocks.messages import denied_message, notice, scan_message
 from blocks.progress import scan_progress_message
 from bot import access
 from bot.audit import audit
-from bot.backends import BackendUnavailable, ScanScope
+from bot.backends import ScanScope
 from bot.conversation import Conversation, engine_lang, ui_lang
+from bot.failures import report_failure
 from bot.grammar import RequestDraft, ScanCommand
 from bot.messaging import replace_or_post, try_post, upload
 from bot.pictures import post_scan_chart, scan_file_stem, scan_place
@@ -39,7 +39,6 @@ from bot.progress import ScanProgressReporter
 from bot.services import Asker, BotServices
 from bot.slack_client import Notifier, best_effort_client
 from bot.state.models import Place
-from diagnosis.masking import mask
 
 log = logging.getLogger("diagnose.bot")
 
@@ -176,7 +175,7 @@ class Scans:
             )
         except Exception as exc:
             reporter.close()
-            self._failed(client, what, exc, place=place, user=user, lang=labels)
+            report_failure(client, exc, activity="scan", what=what, place=place, user=user, lang=labels)
             return
         reporter.close()
         self.deliver(client, result, what=what, place=place, user=user, lang=labels)
@@ -225,24 +224,3 @@ class Scans:
         if draft.missing_for_scan():
             return access.before_run(self.services, draft, user=user, channel=channel)
         return access.for_scan(self.services, policy_scope(draft), user=user, channel=channel)
-
-    def _failed(
-        self, client: WebClient, what: str, exc: Exception, *, place: Place, user: str, lang: str
-    ) -> None:
-        ref = uuid.uuid4().hex[:8]
-        # Masked whole first, as for a diagnosis: a secret split over lines stays recognisable.
-        text = mask(str(exc))
-        if isinstance(exc, BackendUnavailable):
-            reason = text
-        else:
-            reason = type(exc).__name__ + (f": {text.splitlines()[0][:200]}" if text.strip() else "")
-        log.error("scan %s failed for %s: %s", ref, mask(what), mask(reason), exc_info=exc)
-        message = notice(mask(label("failed", lang, reason=reason, ref=ref)), emoji=":x:")
-        if (
-            replace_or_post(
-                client, channel=place.channel, ts=place.status_ts, thread_ts=place.thread_ts, message=message
-            )
-            is None
-        ):
-            Notifier(client, channel=place.channel, user=user, thread_ts=place.thread_ts).tell(message)
-        audit("scan", user=user, channel=place.channel, what=what, outcome="error", ref=ref)
