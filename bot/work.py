@@ -25,6 +25,10 @@ log = logging.getLogger("diagnose.bot")
 WORK_NICENESS = 10
 PARENT_CHECK_SECONDS = 1.0
 
+# A job handed out this many times killed (or hung) every process that took it: a poison job. It is
+# dropped instead of taking the next work process down too.
+MAX_DELIVERIES = 3
+
 # A job nobody has taken for this long means no work process is taking jobs (all dead, or stuck):
 # the web side's health check then fails, so that Kubernetes restarts the pod.
 STALL_SECONDS = 120.0
@@ -83,6 +87,14 @@ class JobRunner:
             self.runtime.services.worker.chat(self._run, claimed)
 
     def _run(self, claimed: ClaimedJob) -> None:
+        if claimed.deliveries > MAX_DELIVERIES:
+            log.error(
+                "dropped job %s: its work process died or hung %d times running it",
+                claimed.id,
+                claimed.deliveries - 1,
+            )
+            self._finish(claimed)
+            return
         try:
             queued = _QUEUED_JOB.validate_json(claimed.body)
         except ValidationError as exc:

@@ -30,13 +30,15 @@ end
 return 0
 """
 
-# KEYS[1] = waiting ids, KEYS[2] = held ids; ARGV[1] = lease key prefix, ARGV[2] = lease seconds.
+# KEYS[1] = waiting ids, KEYS[2] = held ids; ARGV[1] = lease key prefix, ARGV[2] = lease seconds,
+# ARGV[3] = delivery counter prefix. Returns {id, deliveries} or nil.
 _CLAIM_JOB = """
 local id = redis.call('LMOVE', KEYS[1], KEYS[2], 'RIGHT', 'LEFT')
-if id then
-  redis.call('SET', ARGV[1] .. id, '1', 'EX', tonumber(ARGV[2]))
+if not id then
+  return nil
 end
-return id
+redis.call('SET', ARGV[1] .. id, '1', 'EX', tonumber(ARGV[2]))
+return {id, redis.call('INCR', ARGV[3] .. id)}
 """
 # How often an idle work process looks for a job.
 JOB_POLL_SECONDS = 0.02
@@ -127,15 +129,17 @@ class RedisStore:
         deadline = time.monotonic() + wait_seconds
         while True:
             # The move and the lease in one script: no moment where a held id has no lease.
-            raw_id = self._claim(
+            claimed = self._claim(
                 keys=[self._key("jobs"), self._key("jobs", "held")],
-                args=[self._key("job-lease", ""), lease_seconds],
+                args=[self._key("job-lease", ""), lease_seconds, self._key("job-deliveries", "")],
             )
-            if raw_id is not None:
+            if claimed is not None:
+                raw_id, deliveries = claimed
                 job_id = raw_id.decode() if isinstance(raw_id, bytes) else str(raw_id)
                 body = self.client.get(self._key("job", job_id))
                 if body is not None:
-                    return ClaimedJob(id=job_id, body=body.decode() if isinstance(body, bytes) else str(body))
+                    text = body.decode() if isinstance(body, bytes) else str(body)
+                    return ClaimedJob(id=job_id, body=text, deliveries=int(deliveries))
                 self.finish_job(job_id)  # finished elsewhere meanwhile: nothing to run
                 continue
             if time.monotonic() >= deadline:
@@ -155,7 +159,9 @@ class RedisStore:
     def finish_job(self, job_id: str) -> None:
         pipe = self.client.pipeline(transaction=True)
         pipe.lrem(self._key("jobs", "held"), 1, job_id)
-        pipe.delete(self._key("job", job_id), self._key("job-lease", job_id))
+        pipe.delete(
+            self._key("job", job_id), self._key("job-lease", job_id), self._key("job-deliveries", job_id)
+        )
         pipe.execute()
 
     def queued_jobs(self) -> int:

@@ -37,7 +37,7 @@ CREATE INDEX IF NOT EXISTS hits_key_at ON hits (key, at);
 _JOBS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
     id INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL, held_until REAL NOT NULL DEFAULT 0,
-    queued_at REAL NOT NULL DEFAULT 0
+    queued_at REAL NOT NULL DEFAULT 0, deliveries INTEGER NOT NULL DEFAULT 0
 );
 """
 
@@ -183,12 +183,13 @@ class SqliteStore:
             with self._jobs_lock:
                 # One statement: two work processes never take the same job.
                 row = self._jobs.execute(
-                    "UPDATE jobs SET held_until = ? WHERE id = "
-                    "(SELECT id FROM jobs WHERE held_until <= ? ORDER BY id LIMIT 1) RETURNING id, body",
+                    "UPDATE jobs SET held_until = ?, deliveries = deliveries + 1 WHERE id = "
+                    "(SELECT id FROM jobs WHERE held_until <= ? ORDER BY id LIMIT 1) "
+                    "RETURNING id, body, deliveries",
                     (now + lease_seconds, now),
                 ).fetchone()
             if row is not None:
-                return ClaimedJob(id=str(row[0]), body=str(row[1]))
+                return ClaimedJob(id=str(row[0]), body=str(row[1]), deliveries=int(row[2]))
             if time.monotonic() >= deadline:
                 return None
             time.sleep(JOB_POLL_SECONDS)

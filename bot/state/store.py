@@ -31,6 +31,8 @@ class ClaimedJob:
 
     id: str
     body: str
+    # How many times it has been handed out, this time included (more than 1: a holder died).
+    deliveries: int = 1
 
 
 class StateStore(Protocol):

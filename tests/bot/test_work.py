@@ -120,3 +120,34 @@ def test_a_job_that_raises_is_finished_and_the_runner_goes_on(
         with runner_on(bot.runtime, slack_api, slots=1):
             wait_until(lambda: sqlite_store.queued_jobs() == 0)
     assert ran == ["boom", "after"]
+
+
+def test_a_job_that_took_down_every_process_that_ran_it_is_dropped(
+    slack_api: FakeSlackApi,
+    sqlite_store: StateStore,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from bot.work import MAX_DELIVERIES
+
+    backend = ScriptedBackend(answer=lambda request: pytest.fail("no diagnosis expected"))
+    ran: list[str] = []
+    monkeypatch.setattr(AnswerJob, "run", lambda self, runtime, client: ran.append(self.pending_id))
+    with running_bot(slack_api, backend=backend, store=sqlite_store, jobs_mode="local") as bot:
+        for pending_id in ("poison", "healthy"):
+            sqlite_store.push_job(
+                QueuedJob(job=AnswerJob(pending_id=pending_id, value="v", user="U1")).model_dump_json(
+                    by_alias=True
+                )
+            )
+        # Three work processes took the first job and died before finishing it (their leases ran out).
+        for _ in range(MAX_DELIVERIES):
+            died_with = sqlite_store.claim_job(lease_seconds=0, wait_seconds=0)
+            assert died_with is not None and '"poison"' in died_with.body
+        with (
+            caplog.at_level(logging.ERROR, logger="diagnose.bot"),
+            runner_on(bot.runtime, slack_api, slots=1),
+        ):
+            wait_until(lambda: sqlite_store.queued_jobs() == 0)
+    assert ran == ["healthy"]
+    assert any(f"died or hung {MAX_DELIVERIES} times" in record.getMessage() for record in caplog.records)

@@ -41,6 +41,7 @@ def test_a_job_whose_holder_died_is_handed_out_again_after_the_lease(store_facto
     time.sleep(1.3)
     again = alive.claim_job(wait_seconds=0)
     assert again is not None and again.body == '{"kind": "answer"}'
+    assert (taken.deliveries, again.deliveries) == (1, 2)
     alive.finish_job(again.id)
     assert web.queued_jobs() == 0
 
