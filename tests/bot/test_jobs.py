@@ -11,6 +11,9 @@ from pydantic import BaseModel
 from bot import jobs
 from bot.grammar import RequestDraft, ScanCommand
 from bot.state.models import Place, ThreadRecord
+from bot.state.store import StateStore
+from tests.bot.harness import USER, ScriptedBackend, running_bot
+from tests.fakes.slack_api import FakeSlackApi
 
 RECORD = ThreadRecord(
     place=Place(channel="C1", thread_ts="100.1", status_ts="100.2"),
@@ -64,3 +67,23 @@ def test_the_asker_answers_through_its_response_url() -> None:
     assert jobs.AskerRef(user="U1", channel="C1").asker().respond is None
     # The response URL is a credential of sorts: never in a repr (log lines, tracebacks).
     assert "hooks.slack.com" not in repr(ASKER)
+
+
+def test_when_the_store_cannot_queue_a_request_the_asker_is_told_at_once(
+    slack_api: FakeSlackApi, sqlite_store: StateStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def unreachable(body: str) -> str:
+        raise ConnectionError("Error 111 connecting to redis:6379. Connection refused.")
+
+    backend = ScriptedBackend(answer=lambda request: pytest.fail("nothing may run"))
+    with running_bot(slack_api, backend=backend, store=sqlite_store, jobs_mode="queued") as bot:
+        monkeypatch.setattr(sqlite_store, "push_job", unreachable)
+        reply = bot.slack.command("runai cluster=c1 workload=train-42 project=ml")
+        assert reply.status == 200
+        told = slack_api.wait_for("commands/T0ACME001/1/resp")[0]
+        assert "could not take this request" in told.body["text"]
+        assert "ConnectionError" in told.body["text"] and told.body["response_type"] == "ephemeral"
+        bot.slack.mention("<@U0DIAGBOT> diagnose runai workload train-42", ts="1700000000.000100")
+        (ephemeral,) = slack_api.wait_for("chat.postEphemeral")
+        assert ephemeral.body["user"] == USER and "could not take this request" in ephemeral.body["text"]
+    assert not slack_api.calls_to("chat.postMessage")
