@@ -12,7 +12,7 @@ from slack_sdk import WebClient
 
 from bot.backends import DiagnosisBackend
 from bot.groups import GroupMembers
-from bot.jobs import JobSink, QueuedJobs
+from bot.handoff import JobSink, QueuedJobs
 from bot.listeners import register
 from bot.policy import Policy
 from bot.runtime import Runtime

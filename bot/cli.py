@@ -181,7 +181,7 @@ def _runtime(settings: Any, bot_token: str, backend_factory: Any, *, queue_jobs:
     """The bot's runtime and Web API client. `queue_jobs`: listeners queue their work for the work
     processes (which resume interrupted diagnoses on start) instead of running it here."""
     from bot.app import create_runtime
-    from bot.jobs import QueuedJobs
+    from bot.handoff import QueuedJobs
     from bot.slack_client import make_client
     from bot.state import open_store
 

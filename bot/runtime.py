@@ -10,7 +10,8 @@ from slack_sdk import WebClient
 from bot.answers import Answers
 from bot.conversation import Conversation
 from bot.followups import FollowUps
-from bot.jobs import Job, JobSink, LocalJobs
+from bot.handoff import JobSink, LocalJobs
+from bot.jobs import Job
 from bot.scans import Scans
 from bot.services import BotServices
 

@@ -25,7 +25,7 @@ from slack_sdk.signature import SignatureVerifier
 from bot.app import build_app, create_runtime
 from bot.backends import DiagnosisBackend, DiagnosisRun, Observer, ScanObserver, ScanScope
 from bot.grammar import RequestDraft
-from bot.jobs import QueuedJobs
+from bot.handoff import QueuedJobs
 from bot.policy import Policy
 from bot.runtime import Runtime
 from bot.server import ThreadedServer, wsgi_app
