@@ -24,7 +24,9 @@ from pathlib import Path
 import jsonschema
 
 from blocks.prompts import ACTION_OTHER
+from bot.slack_client import make_client
 from bot.state.sqlite_store import SqliteStore
+from bot.work import JobRunner
 from diagnosis.masking import mask
 from diagnosis.models import DiagnoseRequest, Diagnosis
 from diagnosis.sim import Fault
@@ -261,6 +263,8 @@ def slack_faults(result: FaultResult) -> None:
         result.record("Slack", name, problems)
     result.record("restart", "restart while a question waits", restart_with_a_pending_question())
     result.record("restart", "restart while a diagnosis runs", restart_during_a_diagnosis())
+    result.record("work process", "work process dies holding a job", work_process_dies_holding_a_job())
+    result.record("work process", "state store down when a request is queued", store_down_when_queued())
 
 
 def restart_with_a_pending_question() -> list[str]:
@@ -339,4 +343,77 @@ def restart_during_a_diagnosis() -> list[str]:
     typed = [(r.workload_name, r.project, r.cluster_id) for r in second_backend.requests]
     if typed != [("segformer-finetune", "vision-lab", "4a9e2c17-5b3d-4f80-9c61-2d7be0f4a315")]:
         problems.append(f"the request run after the restart is not what was typed: {typed}")
+    return problems
+
+
+def work_process_dies_holding_a_job() -> list[str]:
+    """HTTP mode: the work process that took the queued request dies before running it; after its
+    lease, another work process takes the job, and the report lands once."""
+    backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM), steps=())
+    with running_fake_slack() as api, tempfile.TemporaryDirectory(prefix="safety-work-") as folder:
+        store = SqliteStore(Path(folder) / "state.sqlite3")
+        try:
+            with running_bot(api, backend=backend, store=store, jobs_mode="queued") as bot:
+                assert bot.runner is not None and bot.runner_thread is not None and bot.work_runtime
+                bot.runner.stop.set()  # no work process running while the command arrives
+                bot.runner_thread.join(timeout=10)
+                if bot.slack.command(COMMAND).status != 200:
+                    return ["the command was not acked"]
+                # A work process takes the job and dies without finishing it (its lease runs out).
+                if store.claim_job(lease_seconds=1, wait_seconds=5) is None:
+                    return ["the command was not queued"]
+                bot.runner = JobRunner(
+                    bot.work_runtime, make_client(token="xoxb-test-token", base_url=api.url), slots=2
+                )
+                bot.runner_thread = threading.Thread(target=bot.runner.serve, daemon=True)
+                bot.runner_thread.start()
+                try:
+                    api.wait_for(
+                        "chat.update", where=lambda call: REPORT_WORD in call.body.get("text", ""), timeout=20
+                    )
+                except AssertionError:
+                    return ["no report after the work process died"]
+                bot.idle(15)
+        finally:
+            store.close()
+        reports = [call for call in api.calls_to("chat.update") if REPORT_WORD in call.body.get("text", "")]
+        placeholders = api.calls_to("chat.postMessage")
+    problems: list[str] = []
+    if len(reports) != 1 or len(placeholders) != 1:
+        problems.append(f"{len(placeholders)} placeholders and {len(reports)} reports, not one of each")
+    if len(backend.requests) != 1:
+        problems.append(f"the diagnosis ran {len(backend.requests)} times")
+    return problems
+
+
+def store_down_when_queued() -> list[str]:
+    """HTTP mode: the state store refuses the job; the asker is told at once and nothing runs."""
+    backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM), steps=())
+
+    def refused(body: str) -> str:
+        raise ConnectionError(
+            "Error 111 connecting to redis://:hunter2secret@state:6379. Connection refused."
+        )
+
+    with running_fake_slack() as api, tempfile.TemporaryDirectory(prefix="safety-work-") as folder:
+        store = SqliteStore(Path(folder) / "state.sqlite3")
+        store.push_job = refused  # type: ignore[method-assign]
+        try:
+            with running_bot(api, backend=backend, store=store, jobs_mode="queued") as bot:
+                if bot.slack.command(COMMAND).status != 200:
+                    return ["the command was not acked"]
+                try:
+                    told = api.wait_for("commands/", timeout=10)[0]
+                except AssertionError:
+                    return ["the asker was not told"]
+                bot.idle(10)
+        finally:
+            store.close()
+    problems: list[str] = []
+    if "could not take this request" not in str(told.body.get("text")):
+        problems.append("the asker was not told that the request was not taken")
+    if "hunter2secret" in str(told.body):
+        problems.append("the store's password reached the asker")
+    if backend.requests:
+        problems.append("a diagnosis ran although the request was not queued")
     return problems
