@@ -42,7 +42,8 @@ from slack_sdk.signature import SignatureVerifier
 from bench.harness import BenchResult, Check, percentile, project_root
 from bot.backends import BundlesBackend
 from diagnosis import engine
-from tests.fakes.slack_api import Call, FakeSlackApi
+from tests.bot.harness import event_callback
+from tests.fakes.slack_api import BOT_USER_ID, Call, FakeSlackApi
 
 SIGNING_SECRET = "bench-signing-secret"
 CHANNEL = "C0BENCH001"
@@ -107,6 +108,34 @@ def signed_commands(
         }
         commands.append(SignedCommand(user=user, text=text, body=body.encode(), headers=headers))
     return commands
+
+
+def signed_mentions(count: int, *, texts: list[str], user_prefix: str = "U0MENT") -> list[SignedCommand]:
+    """`count` @mentions at channel level (Events API `app_mention`, JSON), one user each; each
+    is answered in its own thread."""
+    verifier = SignatureVerifier(SIGNING_SECRET)
+    cycle = itertools.cycle(texts)
+    base_ts = time.time()
+    mentions: list[SignedCommand] = []
+    for number in range(1, count + 1):
+        user = f"{user_prefix}{number:03d}"
+        text = next(cycle)
+        event = {
+            "type": "app_mention",
+            "user": user,
+            "text": f"<@{BOT_USER_ID}> {text}",
+            "ts": f"{base_ts + number / 1000:.6f}",
+            "channel": CHANNEL,
+        }
+        body = json.dumps(event_callback(event, event_id=f"EvBENCH{number:05d}"))
+        timestamp = str(int(time.time()))
+        headers = {
+            "Content-Type": "application/json",
+            "X-Slack-Request-Timestamp": timestamp,
+            "X-Slack-Signature": verifier.generate_signature(timestamp=timestamp, body=body) or "",
+        }
+        mentions.append(SignedCommand(user=user, text=text, body=body.encode(), headers=headers))
+    return mentions
 
 
 @contextmanager
@@ -271,8 +300,11 @@ class Delivery:
     placeholder_times: list[float] = field(default_factory=list)
 
 
-def wait_for_reports(api: FakeSlackApi, users: list[str], *, timeout: float) -> Delivery:
-    """Poll the fake Web API until every user's placeholder was replaced by a report with its file."""
+def wait_for_reports(
+    api: FakeSlackApi, users: list[str], *, timeout: float, require_file: bool = True
+) -> Delivery:
+    """Poll the fake Web API until every user's placeholder was replaced by a report with its file
+    (`require_file=False`: the report alone; a mention's file goes to the mention's thread)."""
     started = time.monotonic()
     while True:
         placeholders: dict[str, str] = {}
@@ -288,7 +320,7 @@ def wait_for_reports(api: FakeSlackApi, users: list[str], *, timeout: float) -> 
         complete = [
             user
             for user in users
-            if placeholders.get(user) in reported and placeholders.get(user) in attached
+            if placeholders.get(user) in reported and (not require_file or placeholders.get(user) in attached)
         ]
         elapsed = time.monotonic() - started
         if len(complete) == len(users) or elapsed > timeout:
@@ -315,6 +347,8 @@ class Burst:
     delivery: Delivery
     helps: list[tuple[float, int]]
     started_at: float  # monotonic, when the burst was fired
+    mentions: list[tuple[float, int]] = field(default_factory=list)
+    mention_delivery: Delivery | None = None
 
     def placeholder_seconds(self) -> list[float]:
         """Per command, seconds from the burst to its placeholder in the channel."""
@@ -329,8 +363,10 @@ def burst(
     report_timeout: float,
     options: tuple[str, ...] = (),
     with_help: bool = True,
+    with_mentions: bool = True,
 ) -> Burst:
-    """One bot (with `options`), warmed up, then `commands` at once; optionally `help` at once."""
+    """One bot (with `options`), warmed up, then `commands` at once; optionally as many @mentions
+    at once, then `help` at once."""
     with tempfile.TemporaryDirectory(prefix="bench-ack-") as directory:
         api.calls.clear()
         # The queue holds the burst (and the warm-up, whichever is larger).
@@ -347,6 +383,15 @@ def burst(
             acks = fire(url, commanded)
             fired = time.perf_counter() - started
             delivery = wait_for_reports(api, [command.user for command in commanded], timeout=report_timeout)
+            mentions: list[tuple[float, int]] = []
+            mention_delivery: Delivery | None = None
+            if with_mentions:
+                api.calls.clear()
+                mentioned = signed_mentions(commands, texts=texts)
+                mentions = fire(url, mentioned)
+                mention_delivery = wait_for_reports(
+                    api, [mention.user for mention in mentioned], timeout=report_timeout, require_file=False
+                )
             helps: list[tuple[float, int]] = []
             if with_help:
                 # The ack path alone: `help` is answered in the ack itself and starts no background
@@ -354,7 +399,15 @@ def burst(
                 helps = fire(
                     url, signed_commands(commands, api_url=api.url, texts=["help"], user_prefix="U0HELP")
                 )
-    return Burst(acks=acks, fired_seconds=fired, delivery=delivery, helps=helps, started_at=started_at)
+    return Burst(
+        acks=acks,
+        fired_seconds=fired,
+        delivery=delivery,
+        helps=helps,
+        started_at=started_at,
+        mentions=mentions,
+        mention_delivery=mention_delivery,
+    )
 
 
 def _ms(seconds: float) -> str:
@@ -406,6 +459,18 @@ def run(
             f"placeholders (what the asker sees first) posted p50 {percentile(shown, 0.5):.2f} s, "
             f"p99 {percentile(shown, 0.99):.2f} s after the burst"
         )
+    mention_latencies = [seconds for seconds, _status in main.mentions]
+    mention_p99 = percentile(mention_latencies, 0.99) if mention_latencies else 0.0
+    mentions_late = sum(1 for seconds in mention_latencies if seconds > SLACK_DEADLINE_SECONDS)
+    mentions_failed = sum(1 for _seconds, status in main.mentions if status != 200)
+    mentions_missing = len(main.mention_delivery.missing) if main.mention_delivery else 0
+    if mention_latencies and main.mention_delivery:
+        print(
+            f"@mentions: {len(mention_latencies)} app_mention events at once: p50 "
+            f"{_ms(percentile(mention_latencies, 0.5))}, p99 {_ms(mention_p99)}; over 3 s: {mentions_late}; "
+            f"not HTTP 200: {mentions_failed}; {len(mention_latencies) - mentions_missing}/{len(mention_latencies)} "
+            f"answered with a report within {main.mention_delivery.seconds:.1f} s"
+        )
     help_latencies = [seconds for seconds, _status in main.helps]
     help_p50, help_p99 = percentile(help_latencies, 0.5), percentile(help_latencies, 0.99)
     print(
@@ -430,6 +495,13 @@ def run(
         Check("acks not HTTP 200", float(len(failed)), 0),
         Check("commands without their report", float(len(delivery.missing)), 0),
     ]
+    if mention_latencies:
+        result.checks += [
+            Check("@mention ack p99", mention_p99 * 1000, P99_CEILING_SECONDS * 1000, "ms"),
+            Check("@mention acks over 3 s or not HTTP 200", float(mentions_late + mentions_failed), 0),
+            Check("@mentions without their report", float(mentions_missing), 0),
+        ]
+        result.figures["@mention p99"] = _ms(mention_p99)
     result.figures.update(
         {
             "p50": _ms(p50),

@@ -26,9 +26,17 @@ class Answers:
         self.scans = scans
 
     def answer(
-        self, client: WebClient, pending_id: str, value: str, *, user: str, channel: str | None
+        self,
+        client: WebClient,
+        pending_id: str,
+        value: str,
+        *,
+        user: str,
+        channel: str | None,
+        prompt_ts: str | None = None,
     ) -> None:
-        """A choice clicked or a value typed: resume the stored request with the answer."""
+        """A choice clicked or a value typed: resume the stored request with the answer.
+        `prompt_ts`: the clicked message (the question), for a click that beat the stored ts."""
         services = self.services
         waiting = services.store.get_pending(pending_id)
         # A click is only ever an answer in the channel the question was asked in.
@@ -63,11 +71,12 @@ class Answers:
             )
             return
         shown = next((choice.label for choice in question.choices or [] if choice.value == value), value)
-        if pending.prompt_ts:
+        asked_in = pending.prompt_ts or prompt_ts
+        if asked_in:
             update(
                 client,
                 channel=place.channel,
-                ts=pending.prompt_ts,
+                ts=asked_in,
                 message=answered_message(question.prompt, answer=shown, user=user, lang=labels),
             )
         audit(
@@ -99,7 +108,15 @@ class Answers:
             return
         self.conversation.proceed(client, draft, place=resumed, user=pending.user, lang=pending.lang)
 
-    def cancel(self, client: WebClient, pending_id: str, *, user: str, channel: str | None) -> None:
+    def cancel(
+        self,
+        client: WebClient,
+        pending_id: str,
+        *,
+        user: str,
+        channel: str | None,
+        prompt_ts: str | None = None,
+    ) -> None:
         pending = self.services.store.take_pending(pending_id)
         if pending is None or pending.question is None:
             return
@@ -107,11 +124,12 @@ class Answers:
         labels = ui_lang(
             self.services, platform=pending.draft.platform, channel=place.channel, explicit=pending.lang
         )
-        if pending.prompt_ts:
+        asked_in = pending.prompt_ts or prompt_ts
+        if asked_in:
             update(
                 client,
                 channel=place.channel,
-                ts=pending.prompt_ts,
+                ts=asked_in,
                 message=cancelled_message(pending.question.prompt, user=user, lang=labels),
             )
         if place.status_ts:

@@ -214,7 +214,10 @@ class Conversation:
                 notice(label("post_failed", labels, error="chat.postMessage"), emoji=":warning:")
             )
             return
-        services.store.put_pending(pending.model_copy(update={"prompt_ts": prompt_ts}))
+        # Answered already (a click can beat this line): the answer has resumed the request and
+        # owns the placeholder from here; the prompt's ts comes with the click.
+        if not services.store.replace_pending(pending.model_copy(update={"prompt_ts": prompt_ts})):
+            return
         if place.status_ts:
             waiting = label_mrkdwn("waiting_input", labels, prompt=question.prompt)
             update(

@@ -97,9 +97,18 @@ class AnswerJob(BaseModel):
     value: str
     user: str
     channel: str | None = None
+    # The clicked question's message ts (a typed answer in a modal has none).
+    prompt_ts: str | None = None
 
     def run(self, runtime: Runtime, client: WebClient) -> None:
-        runtime.answers.answer(client, self.pending_id, self.value, user=self.user, channel=self.channel)
+        runtime.answers.answer(
+            client,
+            self.pending_id,
+            self.value,
+            user=self.user,
+            channel=self.channel,
+            prompt_ts=self.prompt_ts,
+        )
 
 
 class CancelJob(BaseModel):
@@ -107,9 +116,12 @@ class CancelJob(BaseModel):
     pending_id: str
     user: str
     channel: str | None = None
+    prompt_ts: str | None = None  # the clicked question's message ts
 
     def run(self, runtime: Runtime, client: WebClient) -> None:
-        runtime.answers.cancel(client, self.pending_id, user=self.user, channel=self.channel)
+        runtime.answers.cancel(
+            client, self.pending_id, user=self.user, channel=self.channel, prompt_ts=self.prompt_ts
+        )
 
 
 class RetryJob(BaseModel):

@@ -70,6 +70,10 @@ class RedisStore:
     def put_pending(self, pending: PendingRequest, *, ttl_seconds: int = PENDING_TTL_SECONDS) -> None:
         self.client.set(self._key("pending", pending.id), pending.model_dump_json(), ex=ttl_seconds)
 
+    def replace_pending(self, pending: PendingRequest, *, ttl_seconds: int = PENDING_TTL_SECONDS) -> bool:
+        key = self._key("pending", pending.id)
+        return bool(self.client.set(key, pending.model_dump_json(), ex=ttl_seconds, xx=True))
+
     def get_pending(self, pending_id: str) -> PendingRequest | None:
         raw = self.client.get(self._key("pending", pending_id))
         return PendingRequest.model_validate_json(raw) if raw else None

@@ -90,6 +90,15 @@ class SqliteStore:
                 (pending.id, pending.model_dump_json(), self.clock() + ttl_seconds),
             )
 
+    def replace_pending(self, pending: PendingRequest, *, ttl_seconds: int = PENDING_TTL_SECONDS) -> bool:
+        now = self.clock()
+        with self._lock:
+            cursor = self._db.execute(
+                "UPDATE pending SET data = ?, expires_at = ? WHERE id = ? AND expires_at > ?",
+                (pending.model_dump_json(), now + ttl_seconds, pending.id, now),
+            )
+        return cursor.rowcount == 1
+
     def get_pending(self, pending_id: str) -> PendingRequest | None:
         with self._lock:
             row = self._db.execute(

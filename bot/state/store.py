@@ -42,6 +42,11 @@ class StateStore(Protocol):
 
     def put_pending(self, pending: PendingRequest, *, ttl_seconds: int = PENDING_TTL_SECONDS) -> None: ...
 
+    def replace_pending(self, pending: PendingRequest, *, ttl_seconds: int = PENDING_TTL_SECONDS) -> bool:
+        """Overwrite a pending request that is still there; False (nothing written) once it was
+        taken: an answer that came first is never undone."""
+        ...
+
     def get_pending(self, pending_id: str) -> PendingRequest | None: ...
 
     def take_pending(self, pending_id: str) -> PendingRequest | None:

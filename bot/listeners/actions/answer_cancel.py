@@ -6,7 +6,7 @@ from slack_bolt import Ack, BoltContext
 from slack_sdk import WebClient
 
 from bot.jobs import CancelJob
-from bot.listeners.actions.common import clicker
+from bot.listeners.actions.common import clicked_message_ts, clicker
 from bot.runtime import runtime_of, submit
 
 
@@ -16,4 +16,6 @@ def answer_cancel(
     ack()
     user, channel = clicker(body)
     runtime = runtime_of(context)
-    submit(runtime, client, CancelJob(pending_id=str(action.get("value") or ""), user=user, channel=channel))
+    pending_id = str(action.get("value") or "")
+    job = CancelJob(pending_id=pending_id, user=user, channel=channel, prompt_ts=clicked_message_ts(body))
+    submit(runtime, client, job)

@@ -9,7 +9,7 @@ from slack_sdk import WebClient
 
 from blocks.prompts import pending_id_from_block
 from bot.jobs import AnswerJob
-from bot.listeners.actions.common import clicker
+from bot.listeners.actions.common import clicked_message_ts, clicker
 from bot.runtime import runtime_of, submit
 
 
@@ -23,4 +23,11 @@ def answer_choice(
         return
     user, channel = clicker(body)
     runtime = runtime_of(context)
-    submit(runtime, client, AnswerJob(pending_id=pending_id, value=str(value), user=user, channel=channel))
+    job = AnswerJob(
+        pending_id=pending_id,
+        value=str(value),
+        user=user,
+        channel=channel,
+        prompt_ts=clicked_message_ts(body),
+    )
+    submit(runtime, client, job)

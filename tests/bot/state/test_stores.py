@@ -124,3 +124,15 @@ def test_redis_keys_carry_a_ttl(redis_url: str) -> None:
     assert 100 < store.client.ttl("ttl-check:pending:p1") <= 200
     store.client.delete("ttl-check:seen:k", "ttl-check:pending:p1")
     store.close()
+
+
+def test_replacing_a_pending_request_never_brings_back_an_answered_one(store_factory: StoreFactory) -> None:
+    asker, answerer = store_factory(), store_factory()
+    asker.put_pending(pending())
+    with_prompt = pending().model_copy(update={"prompt_ts": "100.9"})
+    assert asker.replace_pending(with_prompt)
+    assert answerer.get_pending("p1") == with_prompt
+    assert answerer.take_pending("p1") == with_prompt
+    # The question was answered before the asker could record where it was posted.
+    assert not asker.replace_pending(with_prompt)
+    assert answerer.get_pending("p1") is None

@@ -1,7 +1,12 @@
 from __future__ import annotations
 
 import json
+import threading
+from typing import Any
 
+import pytest
+
+from bot.state.models import PendingRequest
 from bot.state.store import StateStore
 from diagnosis.models import Choice, DiagnoseRequest, Diagnosis, Question, Target
 from tests.bot.examples import OOM, example_diagnosis
@@ -154,3 +159,42 @@ def test_cancel_stops_the_request(slack_api: FakeSlackApi, sqlite_store: StateSt
         bot.idle()
         assert bot.runtime.services.store.get_pending(prompt.json_arg("blocks")[1]["block_id"][9:]) is None
     assert backend.requests == []
+
+
+def test_a_click_that_beats_the_bot_recording_its_question_is_answered_once_and_not_undone(
+    slack_api: FakeSlackApi, sqlite_store: StateStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The buttons work as soon as the question is posted; the bot records the question's ts just
+    after. A click in between must update the question, run the request once, and the late record
+    must neither bring the question back nor overwrite the report."""
+    backend = ScriptedBackend(
+        answer=lambda request: example_diagnosis(OOM),
+        known={"cluster_id": [Choice(value=CLUSTER, label="prod-a")]},
+    )
+    late = threading.Event()
+    recorded: list[bool] = []
+    replace_pending = sqlite_store.replace_pending
+
+    def slow_record(pending: PendingRequest, **options: Any) -> bool:
+        late.wait(20)
+        recorded.append(replace_pending(pending, **options))
+        return recorded[-1]
+
+    monkeypatch.setattr(sqlite_store, "replace_pending", slow_record)
+    with running_bot(slack_api, backend=backend, store=sqlite_store) as bot:
+        bot.slack.command("runai workload=segformer-finetune project=vision-lab")
+        prompt = prompt_of(slack_api)
+        placeholder = slack_api.calls_to("chat.postMessage")[0]
+        bot.slack.click(prompt, "answer_choice_0")
+        answered = slack_api.wait_for("chat.update", where=lambda c: c.body["ts"] == prompt.response["ts"])[0]
+        assert "prod-a" in json.dumps(answered.body["blocks"])
+        report_update(slack_api)
+        late.set()
+        bot.idle()
+    assert recorded == [False]
+    assert len(backend.requests) == 1
+    on_placeholder = [
+        c for c in slack_api.calls_to("chat.update") if c.body["ts"] == placeholder.response["ts"]
+    ]
+    assert "OOM_KILLED" in on_placeholder[-1].body.get("text", ""), "the report stays the last word"
+    assert sqlite_store.get_pending(prompt.json_arg("blocks")[1]["block_id"][9:]) is None
