@@ -66,11 +66,14 @@ def build_app(
     socket_mode: bool = False,
     listener_threads: int = 8,
 ) -> App:
-    """A sync Bolt App. Listeners only ack and hand off, so a small listener pool is enough."""
+    """A sync Bolt App. Listeners only ack and hand off a job, so over HTTP each runs on the request's
+    own thread and the response goes out once the job is stored (never before: a web process that
+    dies after answering Slack has lost nothing). In Socket Mode acks go over the socket and the
+    listeners run on a small pool."""
     app = App(
         client=client,
         signing_secret=signing_secret or "",
-        process_before_response=False,
+        process_before_response=not socket_mode,
         request_verification_enabled=not socket_mode,
         raise_error_for_unhandled_request=False,
         listener_executor=ThreadPoolExecutor(
