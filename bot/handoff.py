@@ -34,8 +34,9 @@ class LocalJobs:
 
 
 class QueuedJobs:
-    """Queue jobs in the state store for the work processes (HTTP mode). Stored before the listener
-    returns, so a job is never lost between the ack and the work process, even across restarts.
+    """Queue jobs in the state store for the work processes (HTTP mode). Over HTTP the listener runs
+    before Slack gets its response, so a request Slack saw answered is already stored: never lost
+    between the ack and the work process, even across restarts.
     When the store cannot take it, the asker is told so at once (nothing is silently dropped)."""
 
     def __init__(self, store: StateStore) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import typing
 from datetime import UTC, datetime
 
@@ -12,6 +13,8 @@ from bot import jobs
 from bot.grammar import RequestDraft, ScanCommand
 from bot.state.models import Place, ThreadRecord
 from bot.state.store import StateStore
+from bot.work import JobRunner
+from tests.bot.examples import OOM, example_diagnosis
 from tests.bot.harness import USER, ScriptedBackend, running_bot
 from tests.fakes.slack_api import FakeSlackApi
 
@@ -87,3 +90,30 @@ def test_when_the_store_cannot_queue_a_request_the_asker_is_told_at_once(
         (ephemeral,) = slack_api.wait_for("chat.postEphemeral")
         assert ephemeral.body["user"] == USER and "could not take this request" in ephemeral.body["text"]
     assert not slack_api.calls_to("chat.postMessage")
+
+
+def test_over_http_a_request_is_stored_before_slack_gets_its_answer(
+    slack_api: FakeSlackApi, sqlite_store: StateStore
+) -> None:
+    backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
+    with running_bot(slack_api, backend=backend, store=sqlite_store, jobs_mode="queued") as bot:
+        assert bot.runner is not None and bot.runner_thread is not None
+        bot.runner.stop.set()  # no work process: what the web side did is all there is
+        bot.runner_thread.join(timeout=10)
+        for number in range(5):
+            reply = bot.slack.command(
+                "runai cluster=c1 workload=train-42 project=ml", user=f"U0USER{number:03d}"
+            )
+            assert reply.status == 200
+            assert sqlite_store.queued_jobs() == number + 1
+        bot.slack.mention("diagnose runai workload train-42 project ml cluster c1", ts="1700000000.000200")
+        assert sqlite_store.queued_jobs() == 6
+        # The work side starts later and answers every one of them.
+        bot.runner = JobRunner(bot.work_runtime, bot.runner.client, slots=4)  # type: ignore[arg-type]
+        bot.runner_thread = threading.Thread(target=bot.runner.serve, daemon=True)
+        bot.runner_thread.start()
+        slack_api.wait_for(
+            "chat.update", count=6, where=lambda c: "OOM_KILLED" in c.body.get("text", ""), timeout=30
+        )
+        bot.idle()
+    assert len(backend.requests) == 6
