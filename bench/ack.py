@@ -99,15 +99,19 @@ def signed_commands(
             "response_url": f"{api_url}commands/T0ACME001/{number}/resp",
             "trigger_id": f"trigger.{number}",
         }
-        body = urlencode(form)
-        timestamp = str(int(time.time()))
-        headers = {
-            "Content-Type": "application/x-www-form-urlencoded",
-            "X-Slack-Request-Timestamp": timestamp,
-            "X-Slack-Signature": verifier.generate_signature(timestamp=timestamp, body=body) or "",
-        }
-        commands.append(SignedCommand(user=user, text=text, body=body.encode(), headers=headers))
+        commands.append(_signed(verifier, user, text, urlencode(form), "application/x-www-form-urlencoded"))
     return commands
+
+
+def _signed(verifier: SignatureVerifier, user: str, text: str, body: str, content_type: str) -> SignedCommand:
+    """A request body with the headers Slack signs it with (v0 HMAC over `v0:<ts>:<body>`)."""
+    timestamp = str(int(time.time()))
+    headers = {
+        "Content-Type": content_type,
+        "X-Slack-Request-Timestamp": timestamp,
+        "X-Slack-Signature": verifier.generate_signature(timestamp=timestamp, body=body) or "",
+    }
+    return SignedCommand(user=user, text=text, body=body.encode(), headers=headers)
 
 
 def signed_mentions(count: int, *, texts: list[str], user_prefix: str = "U0MENT") -> list[SignedCommand]:
@@ -128,13 +132,7 @@ def signed_mentions(count: int, *, texts: list[str], user_prefix: str = "U0MENT"
             "channel": CHANNEL,
         }
         body = json.dumps(event_callback(event, event_id=f"EvBENCH{number:05d}"))
-        timestamp = str(int(time.time()))
-        headers = {
-            "Content-Type": "application/json",
-            "X-Slack-Request-Timestamp": timestamp,
-            "X-Slack-Signature": verifier.generate_signature(timestamp=timestamp, body=body) or "",
-        }
-        mentions.append(SignedCommand(user=user, text=text, body=body.encode(), headers=headers))
+        mentions.append(_signed(verifier, user, text, body, "application/json"))
     return mentions
 
 

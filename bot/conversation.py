@@ -414,6 +414,16 @@ class Conversation:
         if diagnosis.platform == "modelarts" and diagnosis.target.job_id and not services.backend.demo:
             buttons.append(log_link_button(thread_ts, lang=labels))
         message = report_message(diagnosis, lang=labels, requested_by=user, buttons=buttons, notes=notes)
+        # Remembered before it is shown: a reply typed the moment the report appears finds it.
+        record = ThreadRecord(
+            place=place,
+            draft=draft,
+            diagnosis=diagnosis.to_json_dict(),
+            lang=lang,
+            user=user,
+            created_at=services.now(),
+        )
+        services.store.put_thread(record)
         shown = replace_or_post(
             client, channel=place.channel, ts=place.status_ts, thread_ts=place.thread_ts, message=message
         )
@@ -421,16 +431,10 @@ class Conversation:
             Notifier(client, channel=place.channel, user=user, thread_ts=place.thread_ts).tell(
                 notice(label("post_failed", labels, error="chat.update"), emoji=":warning:")
             )
-        services.store.put_thread(
-            ThreadRecord(
-                place=place.model_copy(update={"status_ts": shown}),
-                draft=draft,
-                diagnosis=diagnosis.to_json_dict(),
-                lang=lang,
-                user=user,
-                created_at=services.now(),
+        if shown != place.status_ts:  # posted as a new message, or not at all
+            services.store.put_thread(
+                record.model_copy(update={"place": place.model_copy(update={"status_ts": shown})})
             )
-        )
         self.attach_report(
             client,
             diagnosis,
