@@ -65,6 +65,22 @@ def best_effort_client(client: WebClient) -> WebClient:
     )
 
 
+# A trigger id lives 3 seconds, and over HTTP Slack's answer to the click waits for views.open.
+MODAL_TIMEOUT_SECONDS = 2
+
+
+def modal_client(client: WebClient) -> WebClient:
+    """The same client for views.open: no rate-limit wait, a short timeout (a late modal is a
+    failed one; the click is answered and the person told instead)."""
+    return WebClient(
+        token=client.token,
+        base_url=client.base_url,
+        timeout=MODAL_TIMEOUT_SECONDS,
+        retry_handlers=[],
+        logger=client.logger,
+    )
+
+
 def slack_error(exc: Exception) -> str:
     if isinstance(exc, SlackApiError):
         return str(exc.response.get("error") or "error")

@@ -14,7 +14,7 @@ from blocks.prompts import answer_modal
 from bot.conversation import channel_lang, ui_lang
 from bot.listeners.actions.common import clicker
 from bot.runtime import runtime_of
-from bot.slack_client import Notifier, slack_error
+from bot.slack_client import Notifier, modal_client, slack_error
 
 
 def answer_other(
@@ -37,11 +37,11 @@ def answer_other(
         explicit=pending.lang,
     )
     try:
-        client.views_open(
+        modal_client(client).views_open(
             trigger_id=str(body.get("trigger_id")),
             view=answer_modal(pending_id=pending.id, prompt=pending.question.prompt, lang=lang),
         )
-    except SlackClientError as exc:
+    except (SlackClientError, OSError) as exc:
         runtime.services.worker.chat(
             Notifier(client, channel=channel, user=user).tell,
             notice(label("post_failed", lang, error=slack_error(exc)), emoji=":warning:"),

@@ -16,7 +16,7 @@ from blocks.prompts import log_link_modal
 from bot.conversation import channel_lang, ui_lang
 from bot.listeners.actions.common import clicker
 from bot.runtime import runtime_of
-from bot.slack_client import Notifier, slack_error
+from bot.slack_client import Notifier, modal_client, slack_error
 
 # ModelArts task names as the diagnosis quotes them (`worker-0`, `worker-1`, …).
 _TASK = re.compile(r"\bworker-\d+\b")
@@ -39,13 +39,13 @@ def log_link(
     found = _TASK.search(json.dumps(record.diagnosis, ensure_ascii=False))
     lang = ui_lang(runtime.services, platform=record.draft.platform, channel=channel, explicit=record.lang)
     try:
-        client.views_open(
+        modal_client(client).views_open(
             trigger_id=str(body.get("trigger_id")),
             view=log_link_modal(
                 ref=f"{channel}|{thread_ts}", lang=lang, initial_task=found.group(0) if found else None
             ),
         )
-    except SlackClientError as exc:
+    except (SlackClientError, OSError) as exc:
         runtime.services.worker.chat(
             Notifier(client, channel=channel, user=user).tell,
             notice(label("post_failed", lang, error=slack_error(exc)), emoji=":warning:"),

@@ -58,3 +58,26 @@ def test_no_log_link_button_for_run_ai(slack_api: FakeSlackApi, sqlite_store: St
         report = slack_api.wait_for("chat.update", where=lambda c: "OOM_KILLED" in c.body.get("text", ""))[0]
         assert "log_link" not in json.dumps(report.body["blocks"])
         assert "rerun_diagnosis" in json.dumps(report.body["blocks"])
+
+
+def test_a_rate_limited_modal_answers_the_click_at_once_and_says_why(
+    slack_api: FakeSlackApi, sqlite_store: StateStore
+) -> None:
+    """views.open must happen within the trigger id's 3 seconds, and over HTTP Slack's answer to
+    the click waits for it: a 429 is not waited out; the click is answered and the person told."""
+    backend = ScriptedBackend(
+        answer=lambda request: example_diagnosis(MA_TRACEBACK), steps=("ShowTrainingJobDetails",)
+    )
+    with running_bot(slack_api, backend=backend, store=sqlite_store) as bot:
+        bot.slack.command(f"modelarts job={JOB} region=cn-north-4")
+        report = slack_api.wait_for(
+            "chat.update", where=lambda c: "CRASH_APP_ERROR" in c.body.get("text", "")
+        )[0]
+        bot.idle()
+        slack_api.rate_limit("views.open", retry_after=30, times=5)
+        reply = bot.slack.click(report, "log_link", user="U0BOB")
+        assert reply.status == 200 and reply.seconds < 2.5
+        told = slack_api.wait_for("chat.postEphemeral")[0]
+        bot.idle()
+    assert told.body["user"] == "U0BOB" and "ratelimited" in told.body["text"]
+    assert len(slack_api.calls_to("views.open")) == 1
