@@ -7,25 +7,33 @@ import pytest
 
 from bot.state.store import StateStore
 from tests.bot.examples import MA_TRACEBACK, OOM, example_diagnosis
-from tests.bot.harness import USER, ScriptedBackend, running_bot
-from tests.fakes.slack_api import FakeSlackApi
+from tests.bot.harness import USER, BotUnderTest, ScriptedBackend, running_bot
+from tests.fakes.slack_api import Call, FakeSlackApi
 
 JOB = "5f0c9a6e-81d2-4b7f-a3e4-6c2d19b8f07a"
+
+
+def traceback_report(bot: BotUnderTest, api: FakeSlackApi) -> Call:
+    """A ModelArts traceback diagnosed through `/diagnose`: its report message (with the log-link button)."""
+    bot.slack.command(f"modelarts job={JOB} region=cn-north-4")
+    report = api.wait_for("chat.update", where=lambda c: "CRASH_APP_ERROR" in c.body.get("text", ""))[0]
+    bot.idle()
+    return report
+
+
+def traceback_backend() -> ScriptedBackend:
+    return ScriptedBackend(
+        answer=lambda request: example_diagnosis(MA_TRACEBACK), steps=("ShowTrainingJobDetails",)
+    )
 
 
 def test_the_full_log_link_goes_to_the_asker_only(
     slack_api: FakeSlackApi, sqlite_store: StateStore, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    backend = ScriptedBackend(
-        answer=lambda request: example_diagnosis(MA_TRACEBACK), steps=("ShowTrainingJobDetails",)
-    )
+    backend = traceback_backend()
     with running_bot(slack_api, backend=backend, store=sqlite_store) as bot:
-        bot.slack.command(f"modelarts job={JOB} region=cn-north-4")
-        report = slack_api.wait_for(
-            "chat.update", where=lambda c: "CRASH_APP_ERROR" in c.body.get("text", "")
-        )[0]
-        bot.idle()
+        report = traceback_report(bot, slack_api)
         bot.slack.click(report, "log_link", user="U0BOB")
         opened = slack_api.wait_for("views.open")[0]
         view = opened.body["view"]
@@ -65,15 +73,8 @@ def test_a_rate_limited_modal_answers_the_click_at_once_and_says_why(
 ) -> None:
     """views.open must happen within the trigger id's 3 seconds, and over HTTP Slack's answer to
     the click waits for it: a 429 is not waited out; the click is answered and the person told."""
-    backend = ScriptedBackend(
-        answer=lambda request: example_diagnosis(MA_TRACEBACK), steps=("ShowTrainingJobDetails",)
-    )
-    with running_bot(slack_api, backend=backend, store=sqlite_store) as bot:
-        bot.slack.command(f"modelarts job={JOB} region=cn-north-4")
-        report = slack_api.wait_for(
-            "chat.update", where=lambda c: "CRASH_APP_ERROR" in c.body.get("text", "")
-        )[0]
-        bot.idle()
+    with running_bot(slack_api, backend=traceback_backend(), store=sqlite_store) as bot:
+        report = traceback_report(bot, slack_api)
         slack_api.rate_limit("views.open", retry_after=30, times=5)
         reply = bot.slack.click(report, "log_link", user="U0BOB")
         assert reply.status == 200 and reply.seconds < 2.5
