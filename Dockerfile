@@ -17,6 +17,8 @@ COPY pyproject.toml README.md ./
 COPY diagnosis ./diagnosis
 COPY blocks ./blocks
 COPY bot ./bot
+COPY cli ./cli
+COPY simulator ./simulator
 RUN pip install . && rm -rf /src
 
 # A non-root user; the only writable place is the state directory (SQLite; use REDIS_URL for replicas).

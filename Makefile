@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/python -m diagnosis.demo
+	$(BIN)/python -m cli.demo
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -156,7 +156,7 @@ def bot_process(
     command = [
         sys.executable,
         "-c",
-        "import sys; from diagnosis.cli import main; sys.exit(main())",
+        "import sys; from cli.main import main; sys.exit(main())",
         "bot",
         "--http",
         "--host",

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.harness import BenchResult, Check, project_root
-from diagnosis.logrules import SCAN_PATTERNS
+from diagnosis.logs.rules import SCAN_PATTERNS
 
 MB = 1_000_000
 DEFAULT_SIZES_MB = (100, 1000)
@@ -181,7 +181,7 @@ def generate_log(path: Path, size_bytes: int, *, seed: int = 7) -> GeneratedLog:
 # The measured child imports the scanner only, as a worker scanning a log would.
 SCAN_CHILD = """
 import json, resource, sys, time
-from diagnosis.logscan import LogScanner, scan_stream
+from diagnosis.logs.scan import LogScanner, scan_stream
 
 chosen = sys.argv[2] if len(sys.argv) > 2 else "auto"
 engine = LogScanner(engine=chosen).engine_name

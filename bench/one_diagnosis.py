@@ -33,12 +33,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.harness import BenchResult, Check, RoundTracker, TrackedSource, project_root, shared_dir
+from cli.demo import DEMO_ACCESS_KEY, DEMO_SECRET_KEY, platform_environment, write_kubeconfig
 from diagnosis import engine
-from diagnosis.demo import DEMO_ACCESS_KEY, DEMO_SECRET_KEY, platform_environment, write_kubeconfig
-from diagnosis.http import RetryPolicy
+from diagnosis.evidence.bundles import load_bundle
+from diagnosis.evidence.http import RetryPolicy
 from diagnosis.models import Bundle, Diagnosis
-from diagnosis.replay import load_bundle
-from diagnosis.sim import SimServer
+from simulator.server import SimServer
 
 DEFAULT_LATENCY_SECONDS = 0.1
 WALL_FACTOR = 1.3  # wall <= 1.3 x (dependent rounds x L)

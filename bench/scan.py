@@ -34,14 +34,14 @@ from pathlib import Path
 from typing import Any
 
 from bench.harness import BenchResult, Check, project_root
-from diagnosis.demo import DEMO_ACCESS_KEY, DEMO_SECRET_KEY, platform_environment
-from diagnosis.http import Throttle
+from cli.demo import DEMO_ACCESS_KEY, DEMO_SECRET_KEY, platform_environment
+from diagnosis.evidence.bundles import load_bundle
+from diagnosis.evidence.http import Throttle
 from diagnosis.modelarts.backend import BACKEND as MODELARTS
 from diagnosis.modelarts.routes import SEARCH_PAGE_SIZE
 from diagnosis.modelarts.scan import DEFAULT_CONCURRENCY, ScanProgress, ScanResult, run_scan
 from diagnosis.models import Bundle, Exchange
-from diagnosis.replay import load_bundle
-from diagnosis.sim import Fault, SimServer
+from simulator.server import Fault, SimServer
 
 REGION = "cn-north-4"
 PROJECT_ID = "b0e4c1a7d2f94e8c9a3b5d6e7f801234"

@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from bot.grammar import IDENTIFIER_KEYS, RequestDraft
 from diagnosis import engine
+from diagnosis.evidence.bundles import BundleError, load_bundle
 from diagnosis.models import Bundle, Choice, DiagnoseRequest, Diagnosis, Exchange, Platform
-from diagnosis.recurring import ScanMember
-from diagnosis.replay import BundleError, load_bundle
+from diagnosis.scan.recurring import ScanMember
 
 if TYPE_CHECKING:
     from diagnosis.modelarts.scan import ScanProgress

@@ -7,9 +7,9 @@ from typing import Any
 
 
 def explain_markdown(code: int, *, lang: str) -> str | None:
-    """The engine's explanation (diagnosis.explain), else the exit-code table; None when neither knows."""
+    """The engine's explanation (diagnosis.knowledge.explain), else the exit-code table; None when neither knows."""
     try:
-        explain_module: Any = importlib.import_module("diagnosis.explain")
+        explain_module: Any = importlib.import_module("diagnosis.knowledge.explain")
     except ModuleNotFoundError:
         explain_module = None
     if explain_module is not None and hasattr(explain_module, "explain"):
@@ -20,7 +20,7 @@ def explain_markdown(code: int, *, lang: str) -> str | None:
             return str(result.to_markdown())
         return str(result)
     try:
-        exitcodes: Any = importlib.import_module("diagnosis.exitcodes")
+        exitcodes: Any = importlib.import_module("diagnosis.knowledge.exitcodes")
     except ModuleNotFoundError:
         return None
     text = exitcodes.describe_exit_code(code, lang)

@@ -1,6 +1,6 @@
 """Pictures in a thread: memory use vs limit under a report, failures by category under a scan.
 
-The charts are drawn by `diagnosis.charts` from what the engine recorded only; with nothing to draw
+The charts are drawn by `diagnosis.render.charts` from what the engine recorded only; with nothing to draw
 (no samples, matplotlib not installed) nothing is posted: the report already says why.
 """
 
@@ -14,9 +14,9 @@ from slack_sdk import WebClient
 
 from blocks.labels import label
 from bot.messaging import upload_file
-from diagnosis.charts import ChartResult, render_memory_chart, render_scan_chart
 from diagnosis.masking import mask
 from diagnosis.models import Diagnosis, Exchange
+from diagnosis.render.charts import ChartResult, render_memory_chart, render_scan_chart
 
 log = logging.getLogger("diagnose.bot")
 

@@ -11,7 +11,7 @@ from bot.policy import GroupMembers, Policy
 from bot.slack_client import Respond
 from bot.state.store import StateStore
 from bot.worker import Worker
-from diagnosis.cli import resolve_now
+from cli.main import resolve_now
 
 
 def wall_clock() -> datetime:

@@ -12,10 +12,10 @@ from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any, Protocol
 
+from diagnosis.evidence.routes import RouteTable
+from diagnosis.evidence.source import HttpSource, Recorder
 from diagnosis.masking import mask_diagnosis
 from diagnosis.models import Bundle, DiagnoseRequest, Diagnosis, Platform
-from diagnosis.routes import RouteTable
-from diagnosis.source import HttpSource, Recorder
 
 DEFAULT_LANG: dict[str, str] = {"modelarts": "zh", "runai": "en"}
 

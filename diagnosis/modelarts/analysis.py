@@ -13,6 +13,7 @@ wins (G15, signals.choose). Then:
 
 from __future__ import annotations
 
+from diagnosis.evidence.source import Answer
 from diagnosis.modelarts.exit_verdict import exit_code_verdict
 from diagnosis.modelarts.insufficient import insufficient
 from diagnosis.modelarts.parse import Job, Stages
@@ -22,7 +23,6 @@ from diagnosis.modelarts.signals import Signal, choose
 from diagnosis.modelarts.stalled import stuck_stage
 from diagnosis.modelarts.verdicts import diagnosed_direct, diagnosed_indirect
 from diagnosis.models import Diagnosis
-from diagnosis.source import Answer
 
 
 def conclude(

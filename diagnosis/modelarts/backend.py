@@ -16,7 +16,10 @@ from typing import Any
 
 import httpx
 
-from diagnosis.http import ReadOnlyGuard, Retrying, RetryPolicy, Throttle, real_transport
+from diagnosis.evidence.http import ReadOnlyGuard, Retrying, RetryPolicy, Throttle, real_transport
+from diagnosis.evidence.makers import accepted_options, replay_client, single_source
+from diagnosis.evidence.routes import RouteTable
+from diagnosis.evidence.source import HttpSource, Recorder
 from diagnosis.modelarts import credentials as credential_sources
 from diagnosis.modelarts.messages import LANGUAGES
 from diagnosis.modelarts.routes import READ_ONLY_POSTS, ROUTES
@@ -24,9 +27,6 @@ from diagnosis.modelarts.settings import DEFAULT_REGION, ConfigError, endpoint_f
 from diagnosis.modelarts.signer import AkSkAuth
 from diagnosis.modelarts.workflow import diagnose as run_workflow
 from diagnosis.models import Bundle, DiagnoseRequest, Diagnosis
-from diagnosis.routes import RouteTable
-from diagnosis.source import HttpSource, Recorder
-from diagnosis.source_makers import accepted_options, replay_client, single_source
 
 __all__ = ["BACKEND", "ConfigError", "ModelArtsBackend", "SourceMaker"]
 

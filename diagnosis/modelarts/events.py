@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from diagnosis.evidence.source import Answer
 from diagnosis.modelarts.ops import EVENTS
 from diagnosis.modelarts.parse import parse_events
 from diagnosis.modelarts.routes import EVENTS_PAGE_SIZE
 from diagnosis.modelarts.run import Run
 from diagnosis.modelarts.signals import Signal, event_signals, shorten
-from diagnosis.source import Answer
 
 MAX_EVENT_PAGES = 10
 

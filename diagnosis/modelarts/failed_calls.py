@@ -6,11 +6,11 @@ direction (network, or a ticket quoting the request id). A 404 (or its error cod
 
 from __future__ import annotations
 
+from diagnosis.evidence.source import Answer
 from diagnosis.modelarts.ops import DETAILS, SEARCH
 from diagnosis.modelarts.permission import permission_denied
 from diagnosis.modelarts.run import Run
 from diagnosis.models import Diagnosis
-from diagnosis.source import Answer
 
 NOT_FOUND_CODES = ("ModelArts.2775", "ModelArts.0102")
 

@@ -3,6 +3,7 @@ fetch next (the full log of the failing task, the calls to retry), never a guess
 
 from __future__ import annotations
 
+from diagnosis.evidence.source import Answer
 from diagnosis.modelarts.failed_calls import retry_step
 from diagnosis.modelarts.ops import EVENTS, STAGES
 from diagnosis.modelarts.parse import Job
@@ -10,7 +11,6 @@ from diagnosis.modelarts.run import Run
 from diagnosis.modelarts.signals import shorten
 from diagnosis.modelarts.wording import inline
 from diagnosis.models import Diagnosis
-from diagnosis.source import Answer
 
 
 def insufficient(run: Run, job: Job, *, events_read: Answer | None) -> Diagnosis:

@@ -5,18 +5,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from diagnosis.i18n import Translator
+from diagnosis.evidence.source import Answer
 from diagnosis.modelarts.messages import CATALOGUE
 from diagnosis.modelarts.parse import Job, parse_job_page
 from diagnosis.modelarts.routes import SEARCH_PAGE_SIZE
-from diagnosis.source import Answer
+from diagnosis.render.i18n import Translator
 
 SEARCH = "ListTrainingJobs"
 MAX_SEARCH_PAGES = 100  # rulings G4
 
 
 class Source(Protocol):
-    """What the workflow reads evidence from: a live, replay or test source (diagnosis.source)."""
+    """What the workflow reads evidence from: a live, replay or test source (diagnosis.evidence.source)."""
 
     @property
     def calls(self) -> list[str]: ...

@@ -13,12 +13,12 @@ from typing import Literal
 
 import httpx
 
+from diagnosis.evidence.source import Answer
 from diagnosis.modelarts import credentials as credential_sources
 from diagnosis.modelarts.backend import DEFAULT_TIMEOUT, build_client
 from diagnosis.modelarts.routes import ROUTES
 from diagnosis.modelarts.settings import ConfigError, endpoint_for
 from diagnosis.modelarts.signer import AkSkAuth
-from diagnosis.source import Answer
 
 LOG_URL_OP = "ShowObsUrlOfTrainingJobLogs"
 LOG_EXPORT_ACTION = "modelarts:trainJob:logExport"

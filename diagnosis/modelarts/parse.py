@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from diagnosis.lenient import as_int
+from diagnosis.evidence.lenient import as_int
 from diagnosis.timeutil import has_offset, parse_instant
 
 FAULT_PHASES = frozenset({"Failed", "Abnormal", "Timeout"})

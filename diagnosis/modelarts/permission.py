@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from diagnosis.evidence.source import Answer
 from diagnosis.modelarts.ops import DETAILS, SEARCH
 from diagnosis.modelarts.run import Run
 from diagnosis.models import Diagnosis, Recommendation
-from diagnosis.source import Answer
 
 GET_ACTION = "modelarts:trainJob:get"
 LIST_ACTION = "modelarts:trainJob:list"

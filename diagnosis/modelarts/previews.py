@@ -6,12 +6,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Sequence
 
+from diagnosis.evidence.source import Answer
 from diagnosis.modelarts.ops import PREVIEW
 from diagnosis.modelarts.parse import Job, Preview, parse_preview
 from diagnosis.modelarts.run import Run
 from diagnosis.modelarts.signals import Signal, preview_signals, shorten
 from diagnosis.modelarts.wording import log_field
-from diagnosis.source import Answer
 
 MAX_PREVIEWS = 8  # rulings M4/M8
 

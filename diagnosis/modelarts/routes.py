@@ -12,8 +12,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from diagnosis.http import AllowedPost
-from diagnosis.routes import Route, RouteTable
+from diagnosis.evidence.http import AllowedPost
+from diagnosis.evidence.routes import Route, RouteTable
 
 JOB = "/v2/{project_id}/training-jobs/{training_job_id}"
 SEARCH_PATH = "/v2/{project_id}/training-job-searches"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
-from diagnosis.i18n import Translator
+from diagnosis.evidence.source import Answer
 from diagnosis.modelarts.listing import Source
 from diagnosis.modelarts.messages import CATALOGUE
 from diagnosis.modelarts.parse import Job, Preview
@@ -27,7 +27,7 @@ from diagnosis.models import (
     Recommendation,
     Target,
 )
-from diagnosis.source import Answer
+from diagnosis.render.i18n import Translator
 
 
 def aware(instant: datetime) -> datetime:

@@ -12,7 +12,8 @@ import asyncio
 from collections.abc import Sequence
 from datetime import UTC, timedelta
 
-from diagnosis.logscan import scan_text
+from diagnosis.evidence.source import Answer
+from diagnosis.logs.scan import scan_text
 from diagnosis.modelarts.ages import newest_log_age
 from diagnosis.modelarts.messages import format_duration
 from diagnosis.modelarts.ops import PREVIEW, STAGES
@@ -24,7 +25,6 @@ from diagnosis.modelarts.stages import cite_open_stage, read_stages
 from diagnosis.modelarts.stalled import stalled_running
 from diagnosis.modelarts.wording import log_field
 from diagnosis.models import Diagnosis
-from diagnosis.source import Answer
 
 
 async def running_path(run: Run, job: Job) -> Diagnosis:

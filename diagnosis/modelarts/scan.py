@@ -18,14 +18,14 @@ from typing import Any, ClassVar
 
 import jmespath
 
-from diagnosis.i18n import Translator
 from diagnosis.masking import mask
 from diagnosis.modelarts.messages import CATALOGUE
 from diagnosis.modelarts.parse import Job
 from diagnosis.modelarts.workflow import Source, diagnose, list_jobs, listing_failure
 from diagnosis.models import DiagnoseRequest, Diagnosis, Platform
-from diagnosis.recurring import ScanMember, cell
-from diagnosis.scanning import ScanResultBase, diagnose_each
+from diagnosis.render.i18n import Translator
+from diagnosis.scan import ScanResultBase, diagnose_each
+from diagnosis.scan.recurring import ScanMember, cell
 
 # The runbook's filter over `items[]`, plus the wire's secondary phases that mean a fault.
 DEFAULT_FILTER = (

@@ -13,7 +13,7 @@ from dataclasses import field as dataclass_field
 from datetime import UTC, datetime
 from typing import Literal
 
-from diagnosis.logscan import parse_timestamp, parse_traceback, scan_text
+from diagnosis.logs.scan import parse_timestamp, parse_traceback, scan_text
 from diagnosis.modelarts import rules
 from diagnosis.modelarts.parse import Event, Job, Preview, read_time
 from diagnosis.models import Category

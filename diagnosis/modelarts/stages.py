@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from diagnosis.evidence.source import Answer
 from diagnosis.modelarts.ages import stage_age
 from diagnosis.modelarts.ops import STAGES
 from diagnosis.modelarts.parse import Stage, Stages, parse_stages
 from diagnosis.modelarts.run import Run
-from diagnosis.source import Answer
 
 
 def read_stages(run: Run, answer: Answer) -> Stages | None:

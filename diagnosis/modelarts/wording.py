@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from diagnosis.i18n import Translator
 from diagnosis.modelarts.parse import Job
+from diagnosis.render.i18n import Translator
 
 
 def fill(values: dict[str, str]) -> dict[str, str]:

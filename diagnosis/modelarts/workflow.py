@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from diagnosis.evidence.source import Answer
 from diagnosis.modelarts.discovery import discover
 from diagnosis.modelarts.failed_calls import details_failure, first_call_failed, search_failed
 from diagnosis.modelarts.listing import JobListing, Source, list_jobs
@@ -27,7 +28,6 @@ from diagnosis.modelarts.parse import parse_job
 from diagnosis.modelarts.run import Run
 from diagnosis.modelarts.status import assess
 from diagnosis.models import DiagnoseRequest, Diagnosis
-from diagnosis.source import Answer
 
 __all__ = ["JobListing", "Source", "diagnose", "list_jobs", "listing_failure"]
 

@@ -11,9 +11,18 @@ from typing import Any
 
 import httpx
 
-from diagnosis.http import AllowedPost, ReadOnlyGuard, Retrying, RetryPolicy, Throttle, real_transport
+from diagnosis.evidence.http import (
+    AllowedPost,
+    ReadOnlyGuard,
+    Retrying,
+    RetryPolicy,
+    Throttle,
+    real_transport,
+)
+from diagnosis.evidence.makers import accepted_options, replay_client, single_source
+from diagnosis.evidence.routes import RouteTable
+from diagnosis.evidence.source import CallLog, HttpSource, Recorder
 from diagnosis.models import Bundle, DiagnoseRequest, Diagnosis, Platform
-from diagnosis.routes import RouteTable
 from diagnosis.runai import workflow
 from diagnosis.runai.auth import RunaiTokenAuth, TokenFailureTransport
 from diagnosis.runai.k8s import KubeAccess, KubeUnavailable, load_kube_access
@@ -21,8 +30,6 @@ from diagnosis.runai.messages import LANGUAGES
 from diagnosis.runai.routes import ROUTES, TOKEN_PATH, is_k8s_op
 from diagnosis.runai.settings import ConfigError, RunaiSettings
 from diagnosis.runai.source import RunaiSource
-from diagnosis.source import CallLog, HttpSource, Recorder
-from diagnosis.source_makers import accepted_options, replay_client, single_source
 
 DEFAULT_TIMEOUT_SECONDS = 20.0
 TOKEN_POST = AllowedPost(re.escape(TOKEN_PATH), "Run:ai token request (client credentials)")

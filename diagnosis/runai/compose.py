@@ -14,14 +14,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from diagnosis.i18n import Translator
+from diagnosis.evidence.source import Answer
 from diagnosis.models import Evidence, Measurements, Recommendation, Recurrence
+from diagnosis.render.i18n import Translator
 from diagnosis.runai import parse
 from diagnosis.runai.recurrence import Occurrence
 from diagnosis.runai.rules import Signal, Verdict
 from diagnosis.runai.signals import quote
 from diagnosis.runai.tier2 import ContainerFacts, Tier2Evidence
-from diagnosis.source import Answer
 from diagnosis.timeutil import human_duration, iso, parse_instant
 
 MAX_SIGNAL_EVIDENCE = 4
@@ -255,7 +255,7 @@ def _exit_code(context: Context) -> int | None:
 
 def _exit_meaning(code: int, lang: str) -> str:
     try:
-        from diagnosis.exitcodes import describe_exit_code
+        from diagnosis.knowledge.exitcodes import describe_exit_code
     except ImportError:
         return ""
     try:

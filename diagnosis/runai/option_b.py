@@ -12,14 +12,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from diagnosis.i18n import Translator
+from diagnosis.evidence.source import Answer
 from diagnosis.models import Choice, Evidence, Question
+from diagnosis.render.i18n import Translator
 from diagnosis.runai import parse
 from diagnosis.runai.paging import PAGE_SIZE, Fetcher, Paged, event_items, read_event_pages, read_pages
 from diagnosis.runai.phases import ACTIVE_CANDIDATES, TERMINAL, confirms_symptom, lowered
 from diagnosis.runai.rules import classify_all
 from diagnosis.runai.signals import from_events, from_status, quote
-from diagnosis.source import Answer
 from diagnosis.timeutil import parse_instant
 
 MAX_CHOICES = 25

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
-from diagnosis.i18n import Translator
-from diagnosis.lenient import as_int
+from diagnosis.evidence.lenient import as_int
+from diagnosis.evidence.source import Answer
+from diagnosis.render.i18n import Translator
 from diagnosis.runai import parse
-from diagnosis.source import Answer
 from diagnosis.timeutil import parse_instant
 
 PAGE_SIZE = 100

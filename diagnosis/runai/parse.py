@@ -14,7 +14,7 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
-from diagnosis.lenient import as_int
+from diagnosis.evidence.lenient import as_int
 from diagnosis.timeutil import parse_instant
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from diagnosis.i18n import Translator
 from diagnosis.models import Diagnosis, Evidence
+from diagnosis.render.i18n import Translator
 from diagnosis.runai.messages import CATALOGUE
 from diagnosis.runai.parse import format_bytes
 

@@ -6,7 +6,7 @@ the `k8s.` prefix and are sent to the Kubernetes API server instead of the Run:a
 
 from __future__ import annotations
 
-from diagnosis.routes import Route, RouteTable
+from diagnosis.evidence.routes import Route, RouteTable
 
 TOKEN_PATH = "/api/v1/token"
 K8S_PREFIX = "k8s."

@@ -25,11 +25,11 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from diagnosis import engine
-from diagnosis.http import RetryPolicy, Throttle
-from diagnosis.i18n import Translator
+from diagnosis.evidence.http import RetryPolicy, Throttle
+from diagnosis.evidence.source import Answer, Recorder
 from diagnosis.masking import mask
 from diagnosis.models import DiagnoseRequest, Diagnosis, Evidence, Exchange, Platform, Target
-from diagnosis.recurring import ScanMember, cell
+from diagnosis.render.i18n import Translator
 from diagnosis.runai import parse
 from diagnosis.runai.backend import BACKEND, DEFAULT_TIMEOUT_SECONDS, SourceMaker
 from diagnosis.runai.messages import CATALOGUE
@@ -37,8 +37,8 @@ from diagnosis.runai.paging import Paged, read_pages
 from diagnosis.runai.phases import FAILED, FAILING_POD_PHASES, lowered
 from diagnosis.runai.settings import RunaiSettings
 from diagnosis.runai.signals import quote
-from diagnosis.scanning import ScanResultBase, diagnose_each
-from diagnosis.source import Answer, Recorder
+from diagnosis.scan import ScanResultBase, diagnose_each
+from diagnosis.scan.recurring import ScanMember, cell
 from diagnosis.timeutil import iso, parse_duration, parse_instant
 
 DEFAULT_LOOKBACK = "7d"

@@ -392,7 +392,7 @@ def from_node(node: parse.Node, *, node_name: str) -> list[Observation]:
 def from_log_findings(
     findings: Iterable[Any], *, pod_name: str, container: str | None, finished_at: datetime | None
 ) -> list[Observation]:
-    """Log findings (diagnosis.logscan.Finding) of one container's log, most diagnostic first."""
+    """Log findings (diagnosis.logs.scan.Finding) of one container's log, most diagnostic first."""
     found: list[Observation] = []
     for finding in findings:
         stamp = getattr(finding, "timestamp", None)

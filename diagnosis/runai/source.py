@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from diagnosis.evidence.source import Answer, HttpSource
 from diagnosis.runai.routes import is_k8s_op
-from diagnosis.source import Answer, HttpSource
 
 
 class RunaiSource:

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from diagnosis.i18n import Translator
+from diagnosis.evidence.source import Answer
+from diagnosis.render.i18n import Translator
 from diagnosis.runai import parse
 from diagnosis.runai.signals import Observation, from_k8s_events, from_k8s_pod, from_log_findings, from_node
-from diagnosis.source import Answer
 from diagnosis.timeutil import parse_instant
 
 MAX_PODS = 8
@@ -67,7 +67,7 @@ class Tier2Evidence:
 
 
 def _scan_log(text: str) -> list[Any]:
-    from diagnosis.logscan import scan_text
+    from diagnosis.logs.scan import scan_text
 
     return list(scan_text(text).findings)
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from diagnosis.i18n import Translator
+from diagnosis.evidence.source import Answer
 from diagnosis.models import (
     DiagnoseRequest,
     Diagnosis,
@@ -24,6 +24,7 @@ from diagnosis.models import (
     Route,
     Target,
 )
+from diagnosis.render.i18n import Translator
 from diagnosis.runai import parse
 from diagnosis.runai.compose import Context, compose_diagnosed, format_quantity
 from diagnosis.runai.messages import CATALOGUE
@@ -53,7 +54,6 @@ from diagnosis.runai.routes import K8S_COMMANDS, spec_variant_for_type
 from diagnosis.runai.rules import KILL_EXIT_CODES, Signal, Verdict, classify_all, decide
 from diagnosis.runai.signals import Observation, from_events, from_history, from_pods, from_status, quote
 from diagnosis.runai.tier2 import PodTarget, Tier2Evidence, read_nodes, read_pods
-from diagnosis.source import Answer
 from diagnosis.timeutil import iso, parse_duration, parse_instant
 
 DEFAULT_LOOKBACK = "7d"

@@ -13,7 +13,7 @@ import pytest
 
 from bench import ack, logscan, one_diagnosis, run_all, scan
 from bench.harness import BenchResult
-from diagnosis.logscan import scan_stream
+from diagnosis.logs.scan import scan_stream
 
 
 def assert_reported(result: BenchResult, output: str, *, figures: list[str]) -> None:

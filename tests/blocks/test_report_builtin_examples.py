@@ -13,7 +13,7 @@ from blocks.messages import evidence_message, history_message, logs_message, why
 from blocks.prompts import question_message
 from blocks.report import report_message
 from diagnosis import engine
-from diagnosis.replay import load_bundle
+from diagnosis.evidence.bundles import load_bundle
 from tests.blocks.checks import assert_message_within_limits
 from tests.conftest import ROOT
 

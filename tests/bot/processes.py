@@ -18,7 +18,7 @@ from tests.conftest import EXAMPLES, ROOT
 from tests.fakes.slack_api import FakeSlackApi
 
 # The `diagnose` console script, run with this interpreter.
-DIAGNOSE = [sys.executable, "-c", "import sys; from diagnosis.cli import main; sys.exit(main())"]
+DIAGNOSE = [sys.executable, "-c", "import sys; from cli.main import main; sys.exit(main())"]
 START_SECONDS = 45
 
 

@@ -12,9 +12,9 @@ import pytest
 
 from blocks.report import headline
 from bot.backends import BundlesBackend
-from bot.cli import BUILTIN_BUNDLES
 from bot.grammar import RequestDraft
 from bot.state.store import StateStore
+from cli.bot import BUILTIN_BUNDLES
 from diagnosis import engine
 from diagnosis.models import Bundle
 from tests.bot.harness import running_bot

@@ -13,9 +13,9 @@ import pytest
 
 from bot.backends import BundlesBackend, LiveBackend
 from bot.state.store import StateStore
-from diagnosis.charts import png_size
-from diagnosis.replay import load_bundle
-from diagnosis.sim import SimServer
+from diagnosis.evidence.bundles import load_bundle
+from diagnosis.render.charts import png_size
+from simulator.server import SimServer
 from tests.bot.harness import CHANNEL, running_bot
 from tests.bot.test_bundles_backend import bundles  # noqa: F401  (module fixture)
 from tests.conftest import EXAMPLES, ROOT

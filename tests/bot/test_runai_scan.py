@@ -23,9 +23,9 @@ import pytest
 from bot.backends import BundlesBackend, LiveBackend, ScanScope
 from bot.policy import Policy
 from bot.state.store import StateStore
+from diagnosis.evidence.bundles import parse_bundle
 from diagnosis.models import Choice
-from diagnosis.replay import parse_bundle
-from diagnosis.sim import SimServer
+from simulator.server import SimServer
 from tests.bot.examples import OOM, example_diagnosis
 from tests.bot.harness import CHANNEL, ScriptedBackend, running_bot
 from tests.fakes.slack_api import Call, FakeSlackApi

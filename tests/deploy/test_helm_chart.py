@@ -762,7 +762,7 @@ def test_http_mode_sets_the_web_and_work_process_counts_the_cli_reads(
 ) -> None:
     import argparse
 
-    from bot.cli import register
+    from cli.bot import register
 
     env = env_of(bot_container(render({"processes": {"web": web, "work": work}})))
     for name, entry in env.items():

@@ -13,8 +13,8 @@ import jsonschema
 import pytest
 
 from diagnosis import engine
+from diagnosis.evidence.bundles import load_bundle, parse_bundle
 from diagnosis.models import Bundle, Diagnosis
-from diagnosis.replay import load_bundle, parse_bundle
 
 HERE = Path(__file__).resolve().parent
 BUNDLES = HERE / "bundles"

@@ -11,14 +11,14 @@ import httpx
 import jsonschema
 import pytest
 
+from cli.main import main
 from diagnosis import engine
-from diagnosis.cli import main
-from diagnosis.http import RetryPolicy, Throttle
+from diagnosis.evidence.bundles import load_bundle
+from diagnosis.evidence.http import RetryPolicy, Throttle
 from diagnosis.modelarts.backend import BACKEND
 from diagnosis.modelarts.scan import run_scan
 from diagnosis.models import Bundle, Diagnosis, Exchange
-from diagnosis.replay import load_bundle
-from diagnosis.sim import Fault, SimServer
+from simulator.server import Fault, SimServer
 from tests.modelarts.conftest import BUNDLES, EXAMPLES, load, replay
 
 AK = "SIMACCESSKEY00000000"
@@ -263,7 +263,7 @@ def test_cli_scan_offline_and_replay(capsys: pytest.CaptureFixture[str]) -> None
 
 
 async def test_the_client_refuses_anything_but_reads() -> None:
-    from diagnosis.http import MutatingRequestRefused
+    from diagnosis.evidence.http import MutatingRequestRefused
     from diagnosis.modelarts.backend import build_client
     from diagnosis.modelarts.signer import AkSkAuth
 

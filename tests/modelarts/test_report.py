@@ -7,9 +7,9 @@ import re
 
 import pytest
 
+from diagnosis.evidence.bundles import load_bundle
 from diagnosis.models import Diagnosis
 from diagnosis.render import render_markdown
-from diagnosis.replay import load_bundle
 from tests.modelarts.conftest import EXAMPLES, GOLDEN, load, replay
 
 GOLDEN_NAMES = [

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from diagnosis.charts import png_size
-from diagnosis.cli import main
+from cli.main import main
 from diagnosis.modelarts.parse import parse_job
 from diagnosis.modelarts.scan import image_of
-from diagnosis.sim import SimServer
+from diagnosis.render.charts import png_size
+from simulator.server import SimServer
 from tests.modelarts.conftest import BUNDLES, load, raw
 from tests.modelarts.test_e2e_sim import AK, SK, environment, point_at
 

@@ -158,7 +158,7 @@ EXACT_KEYS = [
 def test_shared_examples_replay_exactly(
     name: str, check_schema: Callable[[Diagnosis], dict[str, Any]]
 ) -> None:
-    from diagnosis.replay import load_bundle
+    from diagnosis.evidence.bundles import load_bundle
 
     diagnosis = replay(load_bundle(EXAMPLES / f"{name}.bundle.json"))
     data = check_schema(diagnosis)
@@ -170,7 +170,7 @@ def test_shared_examples_replay_exactly(
 
 
 def test_early_exit_calls_only_the_details() -> None:
-    from diagnosis.replay import load_bundle
+    from diagnosis.evidence.bundles import load_bundle
 
     diagnosis = replay(load_bundle(EXAMPLES / "modelarts-early-exit-traceback.bundle.json"))
     assert diagnosis.calls == [D]
@@ -468,7 +468,7 @@ def test_demo_bundles_are_valid_and_give_the_branch_outcome(bundle_schema: dict[
     assert len(paths) == len(EXPECTED) + len(DEMO_ONLY)
     for path in paths:
         jsonschema.validate(json.loads(path.read_text(encoding="utf-8")), bundle_schema)
-        from diagnosis.replay import load_bundle
+        from diagnosis.evidence.bundles import load_bundle
 
         diagnosis = replay(load_bundle(path))
         name = path.name.removeprefix("modelarts-").removesuffix(".bundle.json")

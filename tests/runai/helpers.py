@@ -6,8 +6,8 @@ import asyncio
 from pathlib import Path
 
 from diagnosis import engine
+from diagnosis.evidence.bundles import load_bundle
 from diagnosis.models import Bundle, Diagnosis
-from diagnosis.replay import load_bundle
 from tests.conftest import EXAMPLES, ROOT
 
 DEMO_BUNDLES = ROOT / "diagnosis" / "examples" / "runai"

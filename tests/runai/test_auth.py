@@ -11,11 +11,11 @@ from typing import Any
 import httpx
 import pytest
 
-from diagnosis.http import MutatingRequestRefused, ReadOnlyGuard
+from diagnosis.evidence.http import MutatingRequestRefused, ReadOnlyGuard
+from diagnosis.evidence.source import HttpSource
 from diagnosis.runai.auth import RunaiTokenAuth, TokenFailureTransport, jwt_expiry
 from diagnosis.runai.backend import TOKEN_POST
 from diagnosis.runai.routes import ROUTES
-from diagnosis.source import HttpSource
 
 BASE = "http://runai.test"
 

@@ -11,14 +11,14 @@ from typing import Any
 import jsonschema
 import pytest
 
+from cli.main import main
 from diagnosis import engine
-from diagnosis.capture import build_bundle, write_bundle
-from diagnosis.charts import png_size
-from diagnosis.cli import main
-from diagnosis.http import RetryPolicy
+from diagnosis.evidence.bundles import load_bundle
+from diagnosis.evidence.capture import build_bundle, write_bundle
+from diagnosis.evidence.http import RetryPolicy
 from diagnosis.models import Bundle, Diagnosis
-from diagnosis.replay import load_bundle
-from diagnosis.sim import Fault, SimServer
+from diagnosis.render.charts import png_size
+from simulator.server import Fault, SimServer
 from tests.runai.helpers import DEMO_BUNDLES, SHARED_RUNAI
 
 EXACT_FIELDS = (

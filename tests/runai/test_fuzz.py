@@ -9,9 +9,9 @@ import jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from diagnosis.evidence.source import Answer
 from diagnosis.models import DiagnoseRequest
 from diagnosis.runai.workflow import diagnose
-from diagnosis.source import Answer
 from tests.runai.scenarios import T
 
 KEYS = [

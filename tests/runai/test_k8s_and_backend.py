@@ -14,8 +14,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from diagnosis.evidence.bundles import parse_bundle
 from diagnosis.models import DiagnoseRequest
-from diagnosis.replay import parse_bundle
 from diagnosis.runai.backend import BACKEND
 from diagnosis.runai.k8s import KubeUnavailable, load_kube_access
 from diagnosis.runai.settings import ConfigError, RunaiSettings

@@ -14,14 +14,14 @@ from typing import Any
 import jsonschema
 import pytest
 
-from diagnosis.charts import png_size
-from diagnosis.cli import main
-from diagnosis.http import RetryPolicy
+from cli.main import main
+from cli.runai import ProgressBar
+from diagnosis.evidence.bundles import parse_bundle
+from diagnosis.evidence.http import RetryPolicy
 from diagnosis.models import Bundle
-from diagnosis.replay import parse_bundle
+from diagnosis.render.charts import png_size
 from diagnosis.runai import scan as scan_module
 from diagnosis.runai.backend import BACKEND
-from diagnosis.runai.cli import ProgressBar
 from diagnosis.runai.scan import (
     ScanResult,
     ScanThrottle,
@@ -30,7 +30,7 @@ from diagnosis.runai.scan import (
     render_scan_markdown,
     scan_with,
 )
-from diagnosis.sim import Fault, SimServer
+from simulator.server import Fault, SimServer
 from tests.runai.factory import runai_error
 from tests.runai.scan_world import (
     CLUSTER,

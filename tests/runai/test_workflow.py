@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from diagnosis import engine
+from diagnosis.evidence.bundles import parse_bundle
+from diagnosis.evidence.source import Answer
 from diagnosis.models import Diagnosis
-from diagnosis.replay import parse_bundle
 from diagnosis.runai.backend import BACKEND
-from diagnosis.source import Answer
 from diagnosis.timeutil import parse_instant
 from tests.runai.factory import Scenario, k8s_status, runai_error, uid
 from tests.runai.scenarios import T, _failed_basics, _image_pull, oom_killed

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from diagnosis.evidence.bundles import BundleError, load_bundle, parse_bundle
 from diagnosis.models import Bundle
-from diagnosis.replay import BundleError, load_bundle, parse_bundle
 from tests.masking_corpus import PlantedSecret
 
 ROOT = Path(__file__).resolve().parents[2]

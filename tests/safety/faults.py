@@ -29,7 +29,7 @@ from bot.state.sqlite_store import SqliteStore
 from bot.work import JobRunner
 from diagnosis.masking import mask
 from diagnosis.models import DiagnoseRequest, Diagnosis
-from diagnosis.sim import Fault
+from simulator.server import Fault
 from tests.bot.examples import OOM, example_diagnosis
 from tests.bot.harness import ScriptedBackend, running_bot
 from tests.fakes.slack_api import FakeSlackApi, running_fake_slack

@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
+from cli.main import main as cli_main
 from diagnosis import engine
-from diagnosis.capture import build_bundle, write_bundle
-from diagnosis.cli import main as cli_main
+from diagnosis.evidence.capture import build_bundle, write_bundle
 from diagnosis.masking import mask, mask_obj
 from diagnosis.models import Bundle, DiagnoseRequest, Diagnosis
 from tests.bot.harness import ScriptedBackend

@@ -21,13 +21,13 @@ from typing import Any
 from pydantic import SecretStr
 
 from diagnosis import engine
-from diagnosis.http import RetryPolicy
+from diagnosis.evidence.http import RetryPolicy
+from diagnosis.evidence.source import Recorder
 from diagnosis.modelarts.backend import bundle_project_id
 from diagnosis.modelarts.settings import DEFAULT_REGION, region_env_name
 from diagnosis.models import Bundle, Diagnosis
 from diagnosis.runai.settings import RunaiSettings
-from diagnosis.sim import Fault, SimServer
-from diagnosis.source import Recorder
+from simulator.server import Fault, SimServer
 
 RUNAI_CLIENT_ID = "safety-client"
 RUNAI_CLIENT_SECRET = "safety-client-secret-0001"

@@ -26,7 +26,7 @@ from diagnosis.masking import mask
 from diagnosis.modelarts.backend import BACKEND as MODELARTS
 from diagnosis.modelarts.logurl import fetch_log_url
 from diagnosis.modelarts.scan import run_scan
-from diagnosis.sim import Fault
+from simulator.server import Fault
 from tests.safety.bundles import Scenario
 from tests.safety.faults import FAULT_KINDS
 from tests.safety.fuzzing import _hypothesis

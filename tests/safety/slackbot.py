@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.backends import BundlesBackend, DiagnosisBackend
-from bot.cli import configure_logging
 from bot.policy import Policy
 from bot.state.sqlite_store import SqliteStore
+from cli.bot import configure_logging
 from diagnosis.models import Bundle
 from tests.bot.harness import BotUnderTest, running_bot
 from tests.fakes.slack_api import Call, FakeSlackApi, running_fake_slack
@@ -29,7 +29,7 @@ _QUIETED = ("slack_bolt", "slack_bolt.App", "slack_sdk", "httpx")
 
 @contextmanager
 def production_logging(level: str = "DEBUG") -> Iterator[io.StringIO]:
-    """The bot's logging exactly as `diagnose bot` sets it up (bot.cli.configure_logging: one handler
+    """The bot's logging exactly as `diagnose bot` sets it up (cli.bot.configure_logging: one handler
     with the masking filter), writing into a buffer; everything is put back afterwards."""
     root = logging.getLogger()
     saved_root = (root.handlers[:], root.level)

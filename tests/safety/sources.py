@@ -14,15 +14,15 @@ from typing import Any
 import httpx
 
 from diagnosis import engine
-from diagnosis.http import AllowedPost, ReadOnlyGuard
-from diagnosis.matching import find_exchange
+from diagnosis.evidence.http import AllowedPost, ReadOnlyGuard
+from diagnosis.evidence.matching import find_exchange
+from diagnosis.evidence.routes import RouteTable
+from diagnosis.evidence.source import CallLog, HttpSource, NotRecorded
 from diagnosis.modelarts.backend import bundle_project_id
 from diagnosis.modelarts.routes import READ_ONLY_POSTS
 from diagnosis.modelarts.settings import DEFAULT_REGION
 from diagnosis.models import Bundle, Diagnosis
-from diagnosis.routes import RouteTable
 from diagnosis.runai.source import RunaiSource
-from diagnosis.source import CallLog, HttpSource, NotRecorded
 
 Wrap = Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport]
 

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from diagnosis import engine
-from diagnosis.logscan import scan_stream
-from diagnosis.replay import parse_bundle
+from diagnosis.evidence.bundles import parse_bundle
+from diagnosis.logs.scan import scan_stream
 from tests.safety import checks
 from tests.safety.bundles import scenarios
 from tests.safety.fuzzing import (

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from diagnosis.sim import Fault
+from simulator.server import Fault
 from tests.safety.bundles import Scenario, scenarios
 from tests.safety.faults import FAULT_KINDS
 from tests.safety.live import Budget, LiveRig

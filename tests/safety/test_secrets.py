@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cli.main import main as cli_main
 from diagnosis import engine
-from diagnosis.cli import main as cli_main
+from diagnosis.evidence.bundles import parse_bundle
 from diagnosis.masking import mask
-from diagnosis.replay import parse_bundle
 from tests.masking_corpus import FAKE_JWT
 from tests.safety import checks
 from tests.safety.bundles import plant_secrets, scenarios

@@ -1,0 +1,1 @@
+"""Previews of the bot's Slack messages: self-contained HTML and a headless-browser PNG."""

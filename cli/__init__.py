@@ -1,0 +1,1 @@
+"""`diagnose`: the command line face of the engine (subcommands, demo)."""

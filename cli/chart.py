@@ -1,0 +1,56 @@
+"""`--chart FILE` for the commands that produce a diagnosis (memory use vs limit) or a scan (failures
+by category). Each writer returns a one-line note for stderr and never raises."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from diagnosis.models import Diagnosis, Exchange
+from diagnosis.render.charts import ChartResult, render_memory_chart, render_scan_chart
+
+
+def add_chart_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--chart",
+        metavar="FILE",
+        default=None,
+        help="also write a PNG of memory use vs the limit when memory samples were recorded",
+    )
+
+
+def add_scan_chart_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--chart",
+        metavar="FILE",
+        default=None,
+        help="also write a PNG of the failures by category and the causes that recur",
+    )
+
+
+def write_chart(args: argparse.Namespace, diagnosis: Diagnosis, exchanges: Sequence[Exchange]) -> str | None:
+    """Write the memory chart to `--chart FILE`; a one-line note for stderr (None without `--chart`)."""
+    path = getattr(args, "chart", None)
+    if not path:
+        return None
+    return _write(render_memory_chart(diagnosis, exchanges), Path(path), what="memory use vs limit")
+
+
+def write_scan_chart(args: argparse.Namespace, scan_result_json: Mapping[str, Any]) -> str | None:
+    """Write the scan summary chart to `--chart FILE`; a one-line note for stderr."""
+    path = getattr(args, "chart", None)
+    if not path:
+        return None
+    return _write(render_scan_chart(scan_result_json), Path(path), what="scan summary")
+
+
+def _write(result: ChartResult, path: Path, *, what: str) -> str:
+    if result.png is None:
+        return f"chart: {result.reason}, no chart written"
+    try:
+        path.write_bytes(result.png)
+    except OSError as exc:
+        return f"chart: cannot write {path}: {exc.strerror or type(exc).__name__}"
+    return f"chart: {what} written to {path}"

@@ -1,0 +1,152 @@
+"""`make demo`: the engine's live clients against the built-in simulated platforms, no credentials.
+
+Starts `diagnose sim` on a free loopback port with the bundled example scenarios (one per category
+and routing branch), points the real Run:ai, Kubernetes and signed ModelArts clients at it, and
+prints each report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import diagnosis
+from diagnosis import engine
+from diagnosis.models import Bundle, Diagnosis
+from diagnosis.render import render_markdown
+from simulator.server import SimServer, load_bundle_pairs
+
+# The scenario bundles shipped with the engine (package data of `diagnosis`).
+EXAMPLES = Path(diagnosis.__file__).resolve().parent / "examples"
+DEMO_ACCESS_KEY = "DEMOACCESSKEY0000000"
+DEMO_SECRET_KEY = "demo-secret-key-for-the-simulator"
+
+
+def write_kubeconfig(folder: Path, server_url: str) -> Path:
+    path = folder / "kubeconfig"
+    path.write_text(
+        "\n".join(
+            [
+                "apiVersion: v1",
+                "kind: Config",
+                "clusters:",
+                "- name: sim",
+                "  cluster:",
+                f"    server: {server_url}",
+                "users:",
+                "- name: sim-reader",
+                "  user:",
+                "    token: demo-read-only-token",
+                "contexts:",
+                "- name: sim",
+                "  context: {cluster: sim, user: sim-reader}",
+                "current-context: sim",
+                "",
+            ]
+        ),
+        encoding="utf-8",
+    )
+    return path
+
+
+def _modelarts_project_id(bundle: Bundle) -> str | None:
+    for exchange in bundle.exchanges:
+        project_id = exchange.args.get("project_id")
+        if project_id:
+            return str(project_id)
+    return None
+
+
+@contextmanager
+def platform_environment(sim: SimServer, folder: Path) -> Iterator[None]:
+    """Point both platforms' live clients at the simulator (restored afterwards)."""
+    saved = dict(os.environ)
+    os.environ.update(
+        {
+            "RUNAI_URL": sim.base_url,
+            "RUNAI_CLIENT_ID": "demo-client",
+            "RUNAI_CLIENT_SECRET": "demo-client-secret",
+            "KUBECONFIG": str(write_kubeconfig(folder, sim.base_url)),
+            "HUAWEICLOUD_SDK_AK": DEMO_ACCESS_KEY,
+            "HUAWEICLOUD_SDK_SK": DEMO_SECRET_KEY,
+            "HUAWEICLOUD_SDK_CREDENTIALS_FILE": str(folder / "no-credentials-file"),
+        }
+    )
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+async def diagnose_live(bundle: Bundle, *, sim: SimServer) -> Diagnosis:
+    request = engine.request_from_bundle(bundle)
+    if bundle.platform == "modelarts":
+        region = request.region or "cn-north-4"
+        os.environ[f"HUAWEICLOUD_SDK_REGION_MODELARTS_{region.upper().replace('-', '_')}"] = sim.base_url
+        project_id = _modelarts_project_id(bundle)
+        if project_id:
+            os.environ["HUAWEICLOUD_SDK_PROJECT_ID"] = project_id
+    async with engine.live(request) as (source, _recorder):
+        return await engine.diagnose_with(request, source, now=bundle.captured_at)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="make demo", description=__doc__)
+    parser.add_argument("--examples", default=str(EXAMPLES), help="folder of scenario bundles")
+    parser.add_argument("--only", default=None, help="run only scenarios whose file name contains this")
+    options = parser.parse_args(argv)
+
+    pairs = load_bundle_pairs(options.examples)
+    bundles = [bundle for _path, bundle in pairs]
+    scenarios = [
+        (path, bundle) for path, bundle in pairs if options.only is None or options.only in path.name
+    ]
+    if not scenarios:
+        print(f"no scenario bundles under {options.examples}", file=sys.stderr)
+        return 1
+    summary: list[tuple[str, str, str, str, int, float]] = []
+    with (
+        tempfile.TemporaryDirectory(prefix="diagnose-demo-") as folder,
+        SimServer(bundles, modelarts_keys=(DEMO_ACCESS_KEY, DEMO_SECRET_KEY)) as sim,
+        platform_environment(sim, Path(folder)),
+    ):
+        print(f"Simulated Run:ai, Kubernetes and ModelArts at {sim.base_url} ({len(bundles)} scenarios)\n")
+        for path, bundle in scenarios:
+            started = time.perf_counter()
+            diagnosis = asyncio.run(diagnose_live(bundle, sim=sim))
+            elapsed = time.perf_counter() - started
+            lang = engine.resolve_lang(bundle.platform, None)
+            print("=" * 100)
+            print(
+                f"{path.relative_to(options.examples)}  [{bundle.platform}, live client against the simulator]"
+            )
+            print("=" * 100)
+            print(render_markdown(diagnosis, lang=lang))
+            print()
+            summary.append(
+                (
+                    path.stem.replace(".bundle", ""),
+                    diagnosis.outcome,
+                    diagnosis.category or diagnosis.route or "-",
+                    diagnosis.confidence or "-",
+                    len(diagnosis.calls),
+                    elapsed,
+                )
+            )
+    print("Summary")
+    print(f"{'scenario':<44} {'outcome':<18} {'category / route':<30} {'conf.':<7} {'calls':>5} {'time':>7}")
+    for name, outcome, category, confidence, calls, elapsed in summary:
+        print(f"{name:<44} {outcome:<18} {category:<30} {confidence:<7} {calls:>5} {elapsed:>6.2f}s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

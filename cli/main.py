@@ -1,0 +1,170 @@
+"""`diagnose`: the command line face of the engine.
+
+Exit status: 0 whenever a report was produced, whatever the outcome; 2 with a one-line reason for
+usage errors, unreadable bundles and configuration that is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import asyncio
+import difflib
+import importlib
+import json
+import os
+import re
+import sys
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any, NoReturn
+
+from diagnosis.masking import mask
+from diagnosis.models import Diagnosis
+from diagnosis.render import QueryError, apply_query, render_json, render_markdown
+from diagnosis.timeutil import parse_instant
+
+# Modules that add subcommands: each has `register(subparsers)`.
+SUBCOMMAND_MODULES = (
+    "cli.runai",
+    "cli.modelarts",
+    "cli.replay",
+    "cli.explain",
+    "simulator.server",
+    "cli.bot",
+    "cli.preview",
+)
+
+
+class UsageError(Exception):
+    """A one-line reason printed as `diagnose: error: …` with exit status 2."""
+
+
+_QUOTED_VALUE = re.compile(r"'(?:[^'\\\n]|\\.)*'" + r'|"(?:[^"\\\n]|\\.)*"')
+
+
+def masked_message(message: str) -> str:
+    """An error line that quotes what was typed (`invalid region 'X'`), masked (rulings G12).
+
+    Each quoted value is masked as the text it was before `repr` escaped its newlines and put it
+    mid-sentence, where a `KEY: value` or a multi-line secret would no longer be recognised; what
+    masking took out of a value is then taken out wherever else the line repeats it (a parser's
+    error echoes the offending token).
+    """
+    removed: set[str] = set()
+
+    def one(match: re.Match[str]) -> str:
+        try:
+            value = ast.literal_eval(match.group(0))
+        except (ValueError, SyntaxError):
+            return match.group(0)
+        if not isinstance(value, str):
+            return match.group(0)
+        hidden = mask(value)
+        matcher = difflib.SequenceMatcher(None, value, hidden, autojunk=False)
+        for tag, start, end, _hidden_start, _hidden_end in matcher.get_opcodes():
+            if tag in ("replace", "delete") and end - start >= 4:
+                removed.add(value[start:end])
+        return repr(hidden)
+
+    text = _QUOTED_VALUE.sub(one, message)
+    for secret in sorted(removed, key=len, reverse=True):
+        text = text.replace(secret, "[MASKED:secret]")
+    return mask(text)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        # argparse repeats the rejected value (`invalid choice: '…'`): it may be a pasted secret.
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {masked_message(message)}\n")
+
+
+def add_output_options(parser: argparse.ArgumentParser, *, langs: Sequence[str]) -> None:
+    parser.add_argument("--format", choices=("md", "json"), default="md", help="report format (default md)")
+    parser.add_argument("--lang", choices=tuple(langs), default=None, help="language of the report")
+    parser.add_argument("--query", metavar="EXPR", help="JMESPath expression applied to the JSON output")
+
+
+def add_time_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--as-of",
+        metavar="TIMESTAMP",
+        default=None,
+        help="the 'now' for lookback windows, metric ranges and stall checks (also DIAGNOSE_NOW)",
+    )
+
+
+def resolve_now(as_of: str | None) -> datetime:
+    text = as_of or os.environ.get("DIAGNOSE_NOW")
+    if not text:
+        return datetime.now(UTC)
+    instant = parse_instant(text)
+    if instant is None:
+        raise UsageError(
+            f"cannot read --as-of / DIAGNOSE_NOW {text!r}: use ISO-8601, e.g. 2026-11-28T09:00:00Z"
+        )
+    return instant
+
+
+def emit(diagnosis: Diagnosis, args: argparse.Namespace, *, lang: str) -> None:
+    """Print the report in the chosen format (after `--query` when given)."""
+    if getattr(args, "query", None):
+        data = json.loads(render_json(diagnosis))
+        try:
+            result = apply_query(data, args.query)
+        except QueryError as exc:
+            raise UsageError(str(exc)) from None
+        print(json.dumps(result, ensure_ascii=False, indent=2))
+        return
+    if getattr(args, "format", "md") == "json":
+        print(render_json(diagnosis))
+    else:
+        print(render_markdown(diagnosis, lang=lang))
+
+
+def run_async(coro_factory: Callable[[], Any]) -> Any:
+    return asyncio.run(coro_factory())
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="diagnose",
+        description="Read-only diagnosis of failed ModelArts and Run:ai training jobs.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for module_name in SUBCOMMAND_MODULES:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name and module_name.startswith(exc.name):
+                continue
+            raise
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        code = handler(args)
+    except UsageError as exc:
+        print(f"diagnose: error: {masked_message(str(exc))}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`): not an error of the diagnosis.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    return int(code or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,233 @@
+"""`diagnose modelarts …`: one job, a scan of abnormal jobs, or the on-demand full-log link.
+
+    diagnose modelarts (--job-id ID | --job-name NAME) [--region R] [--format md|json] [--lang zh|en|ja]
+                       [--query EXPR] [--capture FILE] [--as-of TIME] [--profile NAME] [--chart FILE]
+    diagnose modelarts scan [--region R] [--format md|json] [--lang …] [--query EXPR] [--filter EXPR]
+                            [--concurrency N] [--rate PER_SECOND] [--bundle FILE] [--chart FILE]
+    diagnose modelarts log-url --job-id ID --task TASK [--region R] [--kind download|preview]
+
+With neither an id nor a name, `diagnose modelarts` scans (the runbook's phase 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
+
+from cli.chart import add_chart_option, add_scan_chart_option, write_chart, write_scan_chart
+from cli.main import UsageError, add_output_options, add_time_options, emit, resolve_now, run_async
+from cli.support import check_scan_limits, emit_scan, print_note, read_bundle
+from diagnosis import engine
+from diagnosis.evidence.http import Throttle
+from diagnosis.masking import mask
+from diagnosis.modelarts.backend import BACKEND, SourceMaker
+from diagnosis.modelarts.credentials import default_region
+from diagnosis.modelarts.logurl import LogUrlError, fetch_log_url
+from diagnosis.modelarts.messages import LANGUAGES
+from diagnosis.modelarts.scan import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_FILTER,
+    DEFAULT_RATE_PER_SECOND,
+    ScanProgress,
+    ScanResult,
+    render_scan_markdown,
+    run_scan,
+)
+from diagnosis.modelarts.settings import ConfigError
+from diagnosis.models import DiagnoseRequest, Diagnosis, Exchange
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "modelarts",
+        help="diagnose a ModelArts training job (or scan a region for abnormal ones)",
+        description="Read-only diagnosis of Huawei Cloud ModelArts training jobs (AK/SK from the "
+        "HUAWEICLOUD_SDK_* variables, ~/.huaweicloud/credentials or a KooCLI profile).",
+    )
+    target = parser.add_mutually_exclusive_group()
+    target.add_argument("--job-id", help="the training job's full id")
+    target.add_argument("--job-name", help="the training job's name (exact, else a case-insensitive part)")
+    _add_common(parser)
+    add_output_options(parser, langs=LANGUAGES)
+    add_time_options(parser)
+    parser.add_argument("--capture", metavar="FILE", help="also write the masked evidence bundle to FILE")
+    add_chart_option(parser)
+    parser.set_defaults(handler=handle_diagnose)
+
+    actions = parser.add_subparsers(dest="modelarts_action", metavar="{scan,log-url}")
+    scan = actions.add_parser("scan", help="diagnose every Failed/Timeout/Abnormal job of a region")
+    _add_common(scan)
+    add_output_options(scan, langs=LANGUAGES)
+    add_time_options(scan)
+    _add_scan_options(scan)
+    add_scan_chart_option(scan)
+    scan.set_defaults(handler=handle_scan)
+
+    log_url = actions.add_parser(
+        "log-url",
+        help="print a task's 5-minute full-log link (needs modelarts:trainJob:logExport)",
+        description="Fetch the pre-signed OBS link to a task's whole log (valid about 5 minutes). "
+        "It is printed to stdout only: treat it as a credential.",
+    )
+    log_url.add_argument("--job-id", required=True, help="the training job's full id")
+    log_url.add_argument("--task", required=True, help="the task id, e.g. worker-0")
+    log_url.add_argument("--kind", choices=("download", "preview"), default="download")
+    _add_common(log_url)
+    log_url.set_defaults(handler=handle_log_url)
+
+
+def _add_common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--region", help="Huawei Cloud region (default: the KooCLI profile's, else cn-north-4)"
+    )
+    parser.add_argument("--profile", help="KooCLI profile to read region and project id from")
+
+
+def _add_scan_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--filter",
+        default=DEFAULT_FILTER,
+        metavar="EXPR",
+        help="JMESPath over the job list selecting the jobs to diagnose (default: the runbook's)",
+    )
+    parser.add_argument("--concurrency", type=int, default=DEFAULT_CONCURRENCY, help="jobs diagnosed at once")
+    parser.add_argument(
+        "--rate", type=float, default=DEFAULT_RATE_PER_SECOND, help="API requests per second, whole scan"
+    )
+    parser.add_argument("--bundle", metavar="FILE", help="scan offline from an evidence bundle instead")
+
+
+def _region(args: argparse.Namespace) -> str:
+    try:
+        return str(args.region or default_region(profile=args.profile))
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def handle_diagnose(args: argparse.Namespace) -> int:
+    if not args.job_id and not args.job_name:
+        # Phase 1 with nothing given: scan every abnormal job.
+        for name, value in (("filter", DEFAULT_FILTER), ("concurrency", DEFAULT_CONCURRENCY)):
+            setattr(args, name, value)
+        args.rate, args.bundle = DEFAULT_RATE_PER_SECOND, None
+        return handle_scan(args)
+    lang = engine.resolve_lang("modelarts", args.lang)
+    now = resolve_now(args.as_of)
+    request = DiagnoseRequest(
+        platform="modelarts", job_id=args.job_id, job_name=args.job_name, region=_region(args)
+    )
+
+    # The memory chart is drawn from the recorded answers: --chart records them as --capture does.
+    record = bool(args.capture or args.chart)
+    exchanges: list[Exchange] = []
+
+    async def run() -> Diagnosis:
+        async with engine.live(request, capture=record, profile=args.profile) as (
+            source,
+            recorder,
+        ):
+            diagnosis = await engine.diagnose_with(request, source, now=now, lang=lang)
+        if recorder is not None:
+            exchanges.extend(recorder.exchanges)
+        if args.capture and recorder is not None:
+            from diagnosis.evidence.capture import build_bundle, write_bundle
+
+            # Concurrent answers arrive in any order: keep the bundle in call order, as a reader expects.
+            first_call = {op: index for index, op in reversed(list(enumerate(source.calls)))}
+            recorder.exchanges.sort(key=lambda exchange: first_call.get(exchange.op, len(first_call)))
+            write_bundle(args.capture, build_bundle(request, recorder, captured_at=now))
+        return diagnosis
+
+    try:
+        diagnosis = run_async(run)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.capture}: {exc.strerror or exc}") from None
+    emit(diagnosis, args, lang=lang)
+    print_note(write_chart(args, diagnosis, exchanges))
+    return 0
+
+
+def _progress_printer() -> Callable[[ScanProgress], None]:
+    """One progress line on stderr: rewritten in place on a terminal, start and end otherwise."""
+    live = sys.stderr.isatty()
+
+    def show(progress: ScanProgress) -> None:
+        if progress.total == 0:
+            return
+        if live:
+            name = f" {mask(progress.job_name)}" if progress.job_name else ""
+            end = "\n" if progress.done == progress.total else ""
+            print(
+                f"\rscan: {progress.done}/{progress.total} diagnosed{name}\033[K",
+                end=end,
+                file=sys.stderr,
+                flush=True,
+            )
+        elif progress.done in (0, progress.total):
+            print(f"scan: {progress.done}/{progress.total} diagnosed", file=sys.stderr, flush=True)
+
+    return show
+
+
+def handle_scan(args: argparse.Namespace) -> int:
+    lang = engine.resolve_lang("modelarts", args.lang)
+    now = resolve_now(args.as_of)
+    check_scan_limits(args)
+
+    def sources() -> AbstractAsyncContextManager[SourceMaker]:
+        if args.bundle:
+            return BACKEND.replay_sources(read_bundle(args.bundle, platform="modelarts"))
+        return BACKEND.live_sources(region=_region(args), throttle=Throttle(args.rate), profile=args.profile)
+
+    @asynccontextmanager
+    async def opened() -> AsyncIterator[tuple[SourceMaker, str | None]]:
+        async with sources() as make_source:
+            yield make_source, str(make_source.fixed_args.get("region") or "") or None
+
+    async def run() -> ScanResult:
+        async with opened() as (make_source, region):
+            return await run_scan(
+                make_source,
+                region=region,
+                now=now,
+                lang=lang,
+                concurrency=args.concurrency,
+                job_filter=args.filter,
+                progress=_progress_printer(),
+            )
+
+    try:
+        result = run_async(run)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    emit_scan(result, args, markdown=lambda: render_scan_markdown(result, lang=lang))
+    print_note(write_scan_chart(args, result.to_json_dict()))
+    return 0
+
+
+def handle_log_url(args: argparse.Namespace) -> int:
+    async def run() -> str:
+        return await fetch_log_url(
+            job_id=args.job_id, task_id=args.task, region=_region(args), kind=args.kind, profile=args.profile
+        )
+
+    try:
+        link = run_async(run)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    except LogUrlError as exc:
+        print(f"diagnose: {mask(str(exc))}", file=sys.stderr)
+        return 1
+    # The one string exempt from masking (rulings G12/M2): stdout only, never logged.
+    print(link)
+    return 0
+
+
+__all__ = ["register"]

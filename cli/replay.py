@@ -1,0 +1,28 @@
+"""`diagnose replay BUNDLE`: the same diagnosis offline, no credentials, no network."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from cli.chart import add_chart_option, write_chart
+from cli.main import add_output_options, emit, run_async
+from cli.support import print_note, read_bundle
+from diagnosis import engine
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("replay", help="diagnose offline from an evidence bundle")
+    parser.add_argument("bundle", help="an evidence-bundle/v1 JSON file")
+    add_output_options(parser, langs=("en", "fr", "zh", "ja"))
+    add_chart_option(parser)
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    bundle = read_bundle(args.bundle)
+    lang = engine.resolve_lang(bundle.platform, args.lang)
+    diagnosis = run_async(lambda: engine.replay(bundle, lang=lang))
+    emit(diagnosis, args, lang=lang)
+    print_note(write_chart(args, diagnosis, bundle.exchanges))
+    return 0

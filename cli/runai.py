@@ -1,0 +1,279 @@
+"""`diagnose runai`: diagnose one Run:ai workload live (read-only), as Markdown or JSON;
+`diagnose runai scan`: every failed workload of a cluster or project within the lookback.
+
+    diagnose runai --cluster-id C (--workload-id W | --name N --project P) [--lookback 7d] [--active]
+                   [--format md|json] [--lang en|fr] [--query EXPR] [--as-of T] [--capture FILE] [--chart FILE]
+    diagnose runai scan --cluster-id C [--project P] [--lookback 7d] [--format md|json] [--lang en|fr]
+                        [--query EXPR] [--as-of T] [--concurrency N] [--rate R] [--chart FILE] [--progress]
+                        [--bundle FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import datetime
+from typing import Any, TextIO
+
+import jmespath
+from jmespath.exceptions import JMESPathError
+
+from cli.chart import add_chart_option, add_scan_chart_option, write_chart, write_scan_chart
+from cli.main import UsageError, add_output_options, add_time_options, emit, resolve_now, run_async
+from cli.support import check_scan_limits, emit_scan, print_note, read_bundle
+from diagnosis import engine
+from diagnosis.evidence.capture import build_bundle, write_bundle
+from diagnosis.evidence.http import Throttle
+from diagnosis.evidence.source import Recorder
+from diagnosis.models import DiagnoseRequest, Diagnosis
+from diagnosis.runai.backend import BACKEND, SourceMaker
+from diagnosis.runai.messages import LANGUAGES
+from diagnosis.runai.scan import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_LOOKBACK,
+    DEFAULT_RATE_PER_SECOND,
+    ScanResult,
+    list_filter,
+    live_scan_sources,
+    render_scan_markdown,
+    scan_with,
+)
+from diagnosis.runai.settings import ConfigError
+from diagnosis.timeutil import parse_duration
+
+EPILOG = """\
+Identify the workload by id (Option A) or by exact name and project (Option B); the cluster id is
+always required. Configuration: RUNAI_URL, RUNAI_CLIENT_ID, RUNAI_CLIENT_SECRET; optional Tier-2
+Kubernetes evidence from KUBECONFIG (or ~/.kube/config, or the in-cluster service account).
+"""
+SCAN_EPILOG = """\
+Each workload is diagnosed by id as `diagnose runai --workload-id` would; the progress bar is drawn
+on stderr when it is a terminal (or with --progress), else one final line is printed. Configuration
+as for `diagnose runai`: RUNAI_URL, RUNAI_CLIENT_ID, RUNAI_CLIENT_SECRET, optional KUBECONFIG.
+"""
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "runai",
+        help="diagnose a failed Run:ai workload (read-only)",
+        description="Diagnose a failed Run:ai workload: classify it, quote the evidence, count recurrences.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--cluster-id", help="the cluster the workload runs on (required)")
+    parser.add_argument("--workload-id", help="Option A: the workload id")
+    parser.add_argument("--name", dest="workload_name", help="Option B: the exact workload name")
+    parser.add_argument("--project", help="Option B: the workload's project")
+    parser.add_argument(
+        "--lookback", default="7d", help="history window for recurrence and metrics (default 7d)"
+    )
+    parser.add_argument(
+        "--active",
+        action="store_true",
+        help="the symptom is active (CrashLoopBackOff, image pull, init, mount, failed pod) rather than a past failure",
+    )
+    parser.add_argument(
+        "--capture", metavar="FILE", help="also write the masked evidence bundle of this run to FILE"
+    )
+    add_output_options(parser, langs=LANGUAGES)
+    add_time_options(parser)
+    add_chart_option(parser)
+    parser.set_defaults(handler=handle)
+
+    actions = parser.add_subparsers(dest="runai_action", metavar="{scan}")
+    scan = actions.add_parser(
+        "scan",
+        help="diagnose every failed workload of a cluster (or project) within the lookback",
+        description="List the Failed workloads of a cluster or project whose phase changed within the "
+        "lookback (every page), diagnose each one concurrently under one request-rate limit, and "
+        "summarise them by category and by recurring cause (same image, node or error signature).",
+        epilog=SCAN_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    scan.add_argument("--cluster-id", help="the cluster to scan (required)")
+    scan.add_argument("--project", help="only this project's workloads")
+    scan.add_argument(
+        "--lookback", default=DEFAULT_LOOKBACK, help="how far back a failure counts (default 7d)"
+    )
+    scan.add_argument(
+        "--concurrency", type=int, default=DEFAULT_CONCURRENCY, help="workloads diagnosed at once (default 8)"
+    )
+    scan.add_argument(
+        "--rate",
+        type=float,
+        default=DEFAULT_RATE_PER_SECOND,
+        help="API requests per second for the whole scan; a 429 pauses every request and halves it (default 10)",
+    )
+    scan.add_argument(
+        "--progress",
+        action="store_true",
+        help="draw the progress bar on stderr even when it is not a terminal",
+    )
+    scan.add_argument("--bundle", metavar="FILE", help="scan offline from an evidence bundle instead")
+    add_output_options(scan, langs=LANGUAGES)
+    add_time_options(scan)
+    add_scan_chart_option(scan)
+    scan.set_defaults(handler=handle_scan)
+
+
+def request_from_args(args: argparse.Namespace) -> DiagnoseRequest:
+    if not args.cluster_id:
+        raise UsageError("--cluster-id is required: the diagnosis never guesses the cluster")
+    if not args.workload_id and not (args.workload_name and args.project):
+        raise UsageError("give --workload-id, or --name together with --project")
+    _check_lookback_and_query(args)
+    return DiagnoseRequest(
+        platform="runai",
+        cluster_id=args.cluster_id,
+        workload_id=args.workload_id,
+        workload_name=args.workload_name,
+        project=args.project,
+        lookback=args.lookback,
+        intent="active" if args.active else "failure",
+    )
+
+
+def _check_lookback_and_query(args: argparse.Namespace) -> None:
+    """Both checked before any call is made, each reported on one line."""
+    try:
+        parse_duration(args.lookback)
+    except ValueError as exc:
+        raise UsageError(f"--lookback: {exc}") from None
+    _check_query(args.query)
+
+
+def _check_query(query: str | None) -> None:
+    """Checked before any call is made, and reported on one line."""
+    if not query:
+        return
+    try:
+        jmespath.compile(query)
+    except JMESPathError as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise UsageError(f"invalid --query expression {query!r}: {reason}") from None
+
+
+def handle(args: argparse.Namespace) -> int:
+    request = request_from_args(args)
+    # "now" for lookback windows and metric ranges; token expiry always uses the real clock.
+    now = resolve_now(args.as_of)
+    lang = engine.resolve_lang("runai", args.lang)
+    # The memory chart is drawn from the recorded answers: --chart records them as --capture does.
+    record = bool(args.capture or args.chart)
+
+    async def run() -> tuple[Diagnosis, Recorder | None]:
+        async with engine.live(request, capture=record) as (source, recorder):
+            diagnosis = await engine.diagnose_with(request, source, now=now, lang=lang)
+        return diagnosis, recorder
+
+    try:
+        diagnosis, recorder = run_async(run)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    if args.capture and recorder is not None:
+        try:
+            write_bundle(args.capture, build_bundle(request, recorder, captured_at=now))
+        except OSError as exc:
+            raise UsageError(f"cannot write --capture {args.capture}: {exc.strerror or exc}") from None
+    emit(diagnosis, args, lang=lang)
+    print_note(write_chart(args, diagnosis, recorder.exchanges if recorder is not None else []))
+    return 0
+
+
+class ProgressBar:
+    """The scan's progress on stderr: a bar redrawn in place on a terminal (or with --progress),
+    else one final line."""
+
+    WIDTH = 30
+
+    def __init__(self, stream: TextIO, *, live: bool) -> None:
+        self.stream = stream
+        self.live = live
+        self.drawn = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.live:
+            filled = self.WIDTH * done // total if total else self.WIDTH
+            bar = "#" * filled + "-" * (self.WIDTH - filled)
+            self.stream.write(f"\rscan: [{bar}] {done}/{total} workloads diagnosed\033[K")
+            self.stream.flush()
+            self.drawn = True
+
+    def listing(self) -> None:
+        if self.live:
+            self.stream.write("scan: listing the failed workloads…\033[K")
+            self.stream.flush()
+            self.drawn = True
+
+    def finish(self, result: ScanResult) -> None:
+        """End the bar; off a terminal, the one line that says how the scan went."""
+        if self.live and self.drawn:
+            self.stream.write("\n")
+        if result.failure is not None:
+            line = "scan: the failed workloads could not be listed"
+        else:
+            line = f"scan: {len(result.results)}/{len(result.results)} workloads diagnosed"
+        if result.throttled:
+            line += f" (the platform throttled the scan {result.throttled} time(s))"
+        if not self.live or result.throttled or result.failure is not None:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+
+def _scan_now(args: argparse.Namespace, bundle_captured_at: datetime | None) -> datetime:
+    """--as-of (or DIAGNOSE_NOW); offline, the bundle's own moment; else the clock."""
+    if args.as_of or os.environ.get("DIAGNOSE_NOW") or bundle_captured_at is None:
+        return resolve_now(args.as_of)
+    return bundle_captured_at
+
+
+def handle_scan(args: argparse.Namespace) -> int:
+    if not args.cluster_id:
+        raise UsageError("--cluster-id is required: a scan never guesses the cluster")
+    check_scan_limits(args)
+    _check_lookback_and_query(args)
+    try:
+        list_filter(cluster_id=args.cluster_id, project=args.project, since=None)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    lang = engine.resolve_lang("runai", args.lang)
+    bundle = read_bundle(args.bundle, platform="runai") if args.bundle else None
+    now = _scan_now(args, bundle.captured_at if bundle is not None else None)
+    bar = ProgressBar(sys.stderr, live=bool(args.progress or sys.stderr.isatty()))
+
+    @asynccontextmanager
+    async def sources() -> AsyncIterator[tuple[SourceMaker, Throttle | None]]:
+        if bundle is not None:
+            async with BACKEND.replay_sources(bundle) as make_source:
+                yield make_source, None
+            return
+        async with live_scan_sources(rate_per_second=args.rate) as (make_source, throttle):
+            yield make_source, throttle
+
+    async def run() -> ScanResult:
+        async with sources() as (make_source, throttle):
+            bar.listing()
+            return await scan_with(
+                make_source,
+                cluster_id=args.cluster_id,
+                project=args.project,
+                lookback=args.lookback,
+                now=now,
+                concurrency=args.concurrency,
+                progress=bar,
+                lang=lang,
+                throttle=throttle,
+            )
+
+    try:
+        result: ScanResult = run_async(run)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    bar.finish(result)
+    emit_scan(result, args, markdown=lambda: render_scan_markdown(result, lang=lang))
+    print_note(write_scan_chart(args, result.to_json_dict()))
+    return 0

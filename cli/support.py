@@ -1,0 +1,54 @@
+"""What the `diagnose runai` and `diagnose modelarts` subcommands share beyond cli/main.py's
+options: reading a bundle, checking a scan's limits, printing a scan, and notes on stderr."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+
+from cli.main import UsageError
+from diagnosis.evidence.bundles import BundleError, load_bundle
+from diagnosis.models import Bundle, Platform
+from diagnosis.render import QueryError, apply_query
+from diagnosis.scan import ScanResultBase
+
+PLATFORM_NAMES: dict[Platform, str] = {"runai": "Run:ai", "modelarts": "ModelArts"}
+
+
+def read_bundle(path: str, *, platform: Platform | None = None) -> Bundle:
+    """The bundle at `path` (of `platform` when given); a usage error says why it cannot serve."""
+    try:
+        bundle = load_bundle(path)
+    except BundleError as exc:
+        raise UsageError(str(exc)) from None
+    if platform is not None and bundle.platform != platform:
+        raise UsageError(f"{path} is a {bundle.platform} bundle, not a {PLATFORM_NAMES[platform]} one")
+    return bundle
+
+
+def check_scan_limits(args: argparse.Namespace) -> None:
+    """`--concurrency` and `--rate`, checked before any call is made."""
+    if args.concurrency < 1 or args.rate <= 0:
+        raise UsageError("--concurrency must be at least 1 and --rate above 0")
+
+
+def emit_scan(result: ScanResultBase, args: argparse.Namespace, *, markdown: Callable[[], str]) -> None:
+    """Print a scan: `--query` over its scan/v1 JSON, else the JSON or the Markdown."""
+    if args.query:
+        try:
+            selected = apply_query(result.to_json_dict(), args.query)
+        except QueryError as exc:
+            raise UsageError(str(exc)) from None
+        print(json.dumps(selected, ensure_ascii=False, indent=2))
+    elif args.format == "json":
+        print(json.dumps(result.to_json_dict(), ensure_ascii=False, indent=2))
+    else:
+        print(markdown())
+
+
+def print_note(note: str | None) -> None:
+    """A one-line note (a chart written, or why not) on stderr, when there is one."""
+    if note:
+        print(note, file=sys.stderr)

@@ -1,0 +1,90 @@
+"""Bundles: load, validate, and serve at the platforms' real HTTP paths through an httpx transport."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import httpx
+from pydantic import ValidationError
+
+from diagnosis.evidence.matching import find_exchange
+from diagnosis.evidence.routes import RouteTable
+from diagnosis.evidence.source import NotRecorded
+from diagnosis.models import Bundle, Exchange
+
+MAX_BUNDLE_BYTES = 256 * 1024 * 1024
+
+
+class BundleError(ValueError):
+    """A bundle that cannot be used, with a one-line reason."""
+
+
+def parse_bundle(data: Any) -> Bundle:
+    if not isinstance(data, dict):
+        raise BundleError("not an evidence bundle: the top level is not a JSON object")
+    schema = data.get("schema")
+    if schema != "evidence-bundle/v1":
+        raise BundleError(f"not an evidence bundle: schema is {schema!r}, expected 'evidence-bundle/v1'")
+    exchanges = data.get("exchanges")
+    if not isinstance(exchanges, list):
+        raise BundleError("invalid bundle: 'exchanges' must be a list")
+    try:
+        return Bundle.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first.get("loc", ()))
+        raise BundleError(f"invalid bundle: {where}: {first.get('msg')}") from None
+
+
+def load_bundle(path: str | Path) -> Bundle:
+    file = Path(path)
+    try:
+        size = file.stat().st_size
+    except OSError as exc:
+        raise BundleError(f"cannot read bundle {file}: {exc.strerror or exc}") from None
+    if size > MAX_BUNDLE_BYTES:
+        raise BundleError(f"bundle {file} is {size} bytes, more than the {MAX_BUNDLE_BYTES} accepted")
+    try:
+        raw = file.read_bytes()
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise BundleError(f"bundle {file} is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise BundleError(
+            f"bundle {file} is not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
+    except OSError as exc:
+        raise BundleError(f"cannot read bundle {file}: {exc.strerror or exc}") from None
+    return parse_bundle(data)
+
+
+def exchange_response(exchange: Exchange, request: httpx.Request) -> httpx.Response:
+    if exchange.text is not None and exchange.body is None:
+        return httpx.Response(
+            exchange.status, text=exchange.text, headers={"Content-Type": "text/plain"}, request=request
+        )
+    if exchange.body is None:
+        return httpx.Response(exchange.status, request=request)
+    return httpx.Response(exchange.status, json=exchange.body, request=request)
+
+
+class BundleTransport(httpx.AsyncBaseTransport):
+    """Answers requests from recorded exchanges, matched by op and args as the contract says."""
+
+    def __init__(self, routes: RouteTable, exchanges: Iterable[Exchange]) -> None:
+        self.routes = routes
+        self.exchanges = list(exchanges)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        await request.aread()
+        resolved = self.routes.resolve_request(request)
+        if resolved is None:
+            raise NotRecorded(f"no operation for {request.method} {request.url.path}", request=request)
+        route, args = resolved
+        exchange = find_exchange(self.exchanges, route.op, args)
+        if exchange is None:
+            raise NotRecorded(f"{route.op} not recorded", request=request)
+        return exchange_response(exchange, request)

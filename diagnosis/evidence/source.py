@@ -1,0 +1,251 @@
+"""Where a workflow gets its evidence: by op name, from the live API or a replayed bundle.
+
+Every answer, good or bad, comes back as an `Answer`; nothing raises into a workflow. A call that
+got no answer (timeout, reset, not recorded) has `status=None` and an `error`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+import httpx
+from pydantic import BaseModel, ConfigDict
+
+from diagnosis.evidence.http import MutatingRequestRefused
+from diagnosis.evidence.matching import identifying, wire_string
+from diagnosis.evidence.routes import RouteTable
+from diagnosis.masking import mask, mask_obj
+from diagnosis.models import Exchange
+
+MAX_TEXT_BYTES = 1_048_576
+
+
+class NotRecorded(httpx.TransportError):
+    """Replay: the bundle holds no answer for this call."""
+
+
+class Answer(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    op: str
+    args: dict[str, Any]
+    status: int | None = None
+    body: Any = None
+    text: str | None = None
+    error: str | None = None
+    request_id: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status is not None and 200 <= self.status < 300
+
+    @property
+    def denied(self) -> bool:
+        return self.status in (401, 403)
+
+    @property
+    def retrieved(self) -> bool:
+        return self.status is not None
+
+    def error_code(self) -> str | None:
+        """The platform's error code from the body, in any of the shapes the platforms use."""
+        if not isinstance(self.body, dict):
+            return None
+        for key in ("error_code", "errorCode", "reason", "error"):
+            value = self.body.get(key)
+            if isinstance(value, str) and value:
+                return value
+        code = self.body.get("code")
+        return str(code) if code is not None and not isinstance(code, dict | list) else None
+
+    def error_message(self) -> str | None:
+        if isinstance(self.body, dict):
+            for key in ("error_msg", "errorMsg", "message", "error_description", "details"):
+                value = self.body.get(key)
+                if isinstance(value, str) and value:
+                    return value
+        if self.text:
+            return self.text[:300]
+        return self.error
+
+    def describe_failure(self) -> str:
+        """`HTTP 500 ModelArts.0010: Internal error…`, `timeout`, `not recorded in the bundle`."""
+        if self.status is None:
+            return self.error or "no answer"
+        parts = [f"HTTP {self.status}"]
+        code = self.error_code()
+        if code and code != str(self.status):
+            parts.append(code)
+        # The platform's words, quoted into prose: on one line, so that they cannot open a code
+        # block, a list or a heading of their own in a report.
+        message = " ".join((self.error_message() or "").split())
+        text = " ".join(parts)
+        return f"{text}: {message}" if message else text
+
+
+class Source(Protocol):
+    calls: list[str]
+
+    async def fetch(self, op: str, /, *, variant: str | None = None, **args: Any) -> Answer: ...
+
+
+class CallLog:
+    """`calls` of the diagnosis: every call attempted, in order, once per op+args (rulings G1)."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+        self._seen: set[tuple[str, str]] = set()
+
+    def record(self, op: str, args: Mapping[str, Any]) -> None:
+        key = (op, json.dumps({k: wire_string(v) for k, v in args.items()}, sort_keys=True))
+        if key not in self._seen:
+            self._seen.add(key)
+            self.calls.append(op)
+
+
+class Recorder:
+    """Collects exchanges for `--capture`; masked when the bundle is written, never before use."""
+
+    def __init__(self) -> None:
+        self.exchanges: list[Exchange] = []
+        self._seen: set[tuple[str, str]] = set()
+
+    def add(self, answer: Answer) -> None:
+        if answer.status is None:
+            return
+        args = identifying(answer.args)
+        key = (answer.op, json.dumps({k: wire_string(v) for k, v in args.items()}, sort_keys=True))
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        self.exchanges.append(
+            Exchange(op=answer.op, args=args, status=answer.status, body=answer.body, text=answer.text)
+        )
+
+
+class HttpSource:
+    """Evidence over HTTP through a platform's route table (live, replay transport or simulator)."""
+
+    def __init__(
+        self,
+        *,
+        routes: RouteTable,
+        client: httpx.AsyncClient,
+        base_url: str,
+        recorder: Recorder | None = None,
+        call_log: CallLog | None = None,
+        fixed_args: Mapping[str, Any] | None = None,
+        observer: Callable[[str], None] | None = None,
+        deadline_seconds: float | None = None,
+    ) -> None:
+        self.routes = routes
+        self.client = client
+        self.base_url = base_url
+        self.recorder = recorder
+        self.log = call_log or CallLog()
+        self.fixed_args = dict(fixed_args or {})
+        # Told the op name before each call: the bot shows which step is running.
+        self.observer = observer
+        # Bounds a whole diagnosis: once spent, calls answer at once with no status, so the
+        # workflow still returns the best diagnosis the evidence gathered so far allows.
+        self._deadline_at = time.monotonic() + deadline_seconds if deadline_seconds else None
+
+    @property
+    def calls(self) -> list[str]:
+        return self.log.calls
+
+    async def fetch(self, op: str, /, *, variant: str | None = None, **args: Any) -> Answer:
+        merged = {**self.fixed_args, **{k: v for k, v in args.items() if v is not None}}
+        route = self.routes.route_for(op, variant)
+        wanted = {k: v for k, v in merged.items() if k in route.path_params or k not in self.fixed_args}
+        self.log.record(op, identifying(wanted))
+        if self.observer is not None:
+            self.observer(op)
+        try:
+            url, query, body = route.build(self.base_url, merged)
+        except ValueError as exc:
+            return Answer(op=op, args=wanted, error=str(exc))
+        if route.body_keys:
+            query = {k: v for k, v in query.items() if k not in route.body_keys}
+        query = {k: v for k, v in query.items() if k not in self.fixed_args or k in route.path_params}
+        answer = await self._send(op, wanted, route.method, url, query, body, text_answer=route.text_answer)
+        if self.recorder is not None:
+            self.recorder.add(answer)
+        return answer
+
+    async def _send(
+        self,
+        op: str,
+        args: dict[str, Any],
+        method: str,
+        url: str,
+        query: dict[str, str],
+        body: bytes | None,
+        *,
+        text_answer: bool,
+    ) -> Answer:
+        headers = {"Content-Type": "application/json"} if body is not None else {}
+        remaining = None if self._deadline_at is None else self._deadline_at - time.monotonic()
+        if remaining is not None and remaining <= 0:
+            return Answer(op=op, args=args, error="not attempted: the diagnosis deadline was reached")
+        try:
+            request = self.client.request(method, url, params=query or None, content=body, headers=headers)
+            response = await (request if remaining is None else asyncio.wait_for(request, remaining))
+        except MutatingRequestRefused as exc:
+            return Answer(op=op, args=args, error=f"refused: {exc}")
+        except NotRecorded:
+            return Answer(op=op, args=args, error="not recorded in the bundle")
+        except (httpx.TimeoutException, TimeoutError):
+            return Answer(op=op, args=args, error="timeout")
+        except httpx.TransportError as exc:
+            return Answer(op=op, args=args, error=f"connection failed ({type(exc).__name__})")
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a client-side failure must become a limitation, never a traceback
+            return Answer(op=op, args=args, error=f"client error ({type(exc).__name__})")
+        return _masked(_to_answer(op, args, response, text_answer=text_answer))
+
+
+def _masked(answer: Answer) -> Answer:
+    """Secrets are masked on arrival (rulings G12): a workflow that quotes, cuts or re-joins text
+    can never carry a secret out, even one that only a whole line or a whole value gives away."""
+    if answer.text is not None:
+        answer.text = mask(answer.text)
+    if answer.body is not None:
+        try:
+            answer.body = mask_obj(answer.body)
+        except RecursionError:
+            # Nested deeper than any platform answer: unreadable, and never passed on unmasked.
+            answer.body = None
+            answer.error = "answer nested too deeply to read"
+    return answer
+
+
+def _to_answer(op: str, args: dict[str, Any], response: httpx.Response, *, text_answer: bool) -> Answer:
+    request_id = response.headers.get("X-Request-Id")
+    raw = response.content[:MAX_TEXT_BYTES] if text_answer else response.content
+    if text_answer and 200 <= response.status_code < 300:
+        return Answer(
+            op=op,
+            args=args,
+            status=response.status_code,
+            text=raw.decode("utf-8", errors="replace"),
+            request_id=request_id,
+        )
+    body: Any = None
+    text: str | None = None
+    if raw:
+        try:
+            body = json.loads(raw)
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            text = raw[:4096].decode("utf-8", errors="replace")
+    answer = Answer(
+        op=op, args=args, status=response.status_code, body=body, text=text, request_id=request_id
+    )
+    if 200 <= response.status_code < 300 and body is None and not text_answer:
+        answer.error = "answer was not JSON" if text is not None else "empty answer"
+    return answer

@@ -1,0 +1,1 @@
+"""What codes mean: exit codes, platform error codes and their explanations."""

@@ -1,0 +1,1 @@
+"""Reading job logs: the streaming scanner and its table of log signatures."""

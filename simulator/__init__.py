@@ -1,0 +1,1 @@
+"""The simulated platforms: a loopback HTTP server answering from recorded bundles."""

@@ -1,0 +1,462 @@
+"""`diagnose sim`: a local stand-in for Run:ai, Kubernetes and ModelArts that speaks their wire format.
+
+It serves a folder of bundles (their exchanges merged, matched by op and args exactly as replay
+does) at the platforms' real paths, with the Run:ai token endpoint, optional latency per call and
+injected faults per op (status codes with or without Retry-After, timeouts, connection resets,
+truncated bodies). Used by `make demo`, the end-to-end tests and the benchmarks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import socket
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from diagnosis.evidence.bundles import BundleError, load_bundle
+from diagnosis.evidence.matching import find_exchange
+from diagnosis.evidence.routes import Route, RouteTable
+from diagnosis.models import Bundle, Exchange
+
+TOKEN_PATH = "/api/v1/token"
+
+
+@dataclass
+class Fault:
+    """One injected failure for an op. `times=-1` keeps failing."""
+
+    status: int | None = None
+    retry_after: float | None = None
+    timeout: bool = False
+    reset: bool = False
+    truncate: bool = False
+    times: int = 1
+
+
+@dataclass
+class _PlatformTable:
+    platform: str
+    routes: RouteTable
+    exchanges: list[Exchange] = field(default_factory=list)
+
+
+def _routes_for(platform: str) -> RouteTable:
+    from diagnosis import engine
+
+    return engine.backend(platform).routes
+
+
+def load_bundle_pairs(directory: str | Path) -> list[tuple[Path, Bundle]]:
+    """Every `*.json` evidence bundle under a folder (recursively), in a stable order, with its path.
+
+    Files that are not bundles (diagnoses, goldens) are skipped.
+    """
+    pairs: list[tuple[Path, Bundle]] = []
+    for path in sorted(Path(directory).rglob("*.json")):
+        try:
+            pairs.append((path, load_bundle(path)))
+        except BundleError:
+            continue
+    return pairs
+
+
+def load_bundle_dir(directory: str | Path) -> list[Bundle]:
+    return [bundle for _path, bundle in load_bundle_pairs(directory)]
+
+
+def _fake_jwt(lifetime_seconds: int) -> str:
+    def part(data: dict[str, Any]) -> str:
+        return base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
+
+    payload = {"sub": "sim-client", "exp": int(time.time()) + lifetime_seconds, "iss": "diagnose-sim"}
+    return f"{part({'alg': 'none', 'typ': 'JWT'})}.{part(payload)}.c2lt"
+
+
+class SimServer:
+    def __init__(
+        self,
+        bundles: Iterable[Bundle],
+        *,
+        latency: dict[str, float] | None = None,
+        default_latency: float = 0.0,
+        token_latency: float = 0.0,
+        faults: dict[str, list[Fault]] | None = None,
+        modelarts_keys: tuple[str, str] | None = None,
+        token_lifetime_seconds: int = 3600,
+        timeout_hold_seconds: float = 60.0,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        route_tables: dict[str, RouteTable] | None = None,
+    ) -> None:
+        def routes_for(platform: str) -> RouteTable:
+            if route_tables is not None and platform in route_tables:
+                return route_tables[platform]
+            return _routes_for(platform)
+
+        self.tables: dict[str, _PlatformTable] = {}
+        for bundle in bundles:
+            table = self.tables.get(bundle.platform)
+            if table is None:
+                table = self.tables[bundle.platform] = _PlatformTable(
+                    bundle.platform, routes_for(bundle.platform)
+                )
+            table.exchanges.extend(bundle.exchanges)
+        for platform in ("modelarts", "runai"):
+            if platform not in self.tables:
+                self.tables[platform] = _PlatformTable(platform, routes_for(platform))
+        self.latency = dict(latency or {})
+        self.default_latency = default_latency
+        # The Run:ai token endpoint is no op of the route tables: its latency is set on its own.
+        self.token_latency = token_latency
+        self.faults: dict[str, list[Fault]] = {op: list(items) for op, items in (faults or {}).items()}
+        self.modelarts_keys = modelarts_keys
+        self.token_lifetime_seconds = token_lifetime_seconds
+        self.timeout_hold_seconds = timeout_hold_seconds
+        self.requests: list[tuple[str, str]] = []
+        self.ops: list[str] = []
+        self.tokens_issued = 0
+        self._lock = threading.Lock()
+        self._stop_holding = threading.Event()
+        self._server = _Server((host, port), _handler_for(self))
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        address = self._server.server_address
+        return f"http://{address[0]!s}:{address[1]}"
+
+    def start(self) -> SimServer:
+        self._thread = threading.Thread(target=self._server.serve_forever, name="diagnose-sim", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop_holding.set()
+        self._server.shutdown()
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> SimServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def op_count(self, op: str) -> int:
+        with self._lock:
+            return self.ops.count(op)
+
+    def _take_fault(self, op: str) -> Fault | None:
+        with self._lock:
+            queue = self.faults.get(op)
+            if not queue:
+                return None
+            fault = queue[0]
+            if fault.times > 0:
+                fault.times -= 1
+                if fault.times == 0:
+                    queue.pop(0)
+            return fault
+
+    def _resolve(
+        self, method: str, path: str, query: str, body: bytes
+    ) -> tuple[_PlatformTable, Route, dict[str, Any]] | None:
+        order = ("modelarts", "runai") if path.startswith("/v2/") else ("runai", "modelarts")
+        for platform in order:
+            table = self.tables[platform]
+            resolved = table.routes.resolve(method, path, query, body)
+            if resolved is not None:
+                return table, resolved[0], resolved[1]
+        return None
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256
+    allow_reuse_address = True
+
+
+def _not_found_body(platform: str, route: Route | None) -> dict[str, Any]:
+    if route is not None and route.op.startswith("k8s."):
+        return {
+            "kind": "Status",
+            "apiVersion": "v1",
+            "status": "Failure",
+            "reason": "NotFound",
+            "code": 404,
+            "message": "the server could not find the requested resource",
+        }
+    if platform == "modelarts":
+        return {"error_code": "ModelArts.2775", "error_msg": "The training job does not exist."}
+    return {"code": 404, "message": "Resource id not found."}
+
+
+def _error_body(platform: str, route: Route | None, status: int) -> dict[str, Any]:
+    if route is not None and route.op.startswith("k8s."):
+        reason = {401: "Unauthorized", 403: "Forbidden", 429: "TooManyRequests"}.get(status, "InternalError")
+        return {
+            "kind": "Status",
+            "apiVersion": "v1",
+            "status": "Failure",
+            "reason": reason,
+            "code": status,
+            "message": f"simulated {status}",
+        }
+    if platform == "modelarts":
+        codes = {401: "APIGW.0301", 403: "APIGW.0306", 429: "APIGW.0308"}
+        code = codes.get(status, "ModelArts.0010")
+        return {"error_code": code, "error_msg": f"simulated HTTP {status}", "request_id": "sim-request"}
+    messages = {
+        401: "Issuer is not familiar.",
+        403: "You do not have sufficient permissions.",
+        429: "Too many requests.",
+        503: "Please try again in few minutes.",
+    }
+    return {"code": status, "message": messages.get(status, "Something went wrong.")}
+
+
+def _handler_for(sim: SimServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        server_version = "diagnose-sim/1"
+        # Headers and body go out in two writes: without TCP_NODELAY, Nagle and the client's
+        # delayed ACK add ~40 ms to some answers, which real API gateways do not.
+        disable_nagle_algorithm = True
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return
+
+        def do_GET(self) -> None:
+            self._handle()
+
+        def do_POST(self) -> None:
+            self._handle()
+
+        def do_PUT(self) -> None:
+            self._handle()
+
+        def do_PATCH(self) -> None:
+            self._handle()
+
+        def do_DELETE(self) -> None:
+            self._handle()
+
+        def _handle(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+            parts = urlsplit(self.path)
+            with sim._lock:
+                sim.requests.append((self.command, parts.path))
+            if parts.path == TOKEN_PATH and self.command == "POST":
+                with sim._lock:
+                    sim.tokens_issued += 1
+                if sim.token_latency:
+                    time.sleep(sim.token_latency)
+                self._json(
+                    200,
+                    {
+                        "accessToken": _fake_jwt(sim.token_lifetime_seconds),
+                        "idToken": "",
+                        "expiresIn": sim.token_lifetime_seconds,
+                    },
+                )
+                return
+            resolved = sim._resolve(self.command, parts.path, parts.query, body)
+            if resolved is None:
+                self._json(404, {"code": 404, "message": f"no such path {parts.path}"})
+                return
+            table, route, args = resolved
+            with sim._lock:
+                sim.ops.append(route.op)
+            delay = sim.latency.get(route.op, sim.default_latency)
+            if delay:
+                time.sleep(delay)
+            if table.platform == "modelarts" and sim.modelarts_keys and not self._signature_ok(parts, body):
+                self._json(
+                    401,
+                    {
+                        "error_code": "APIGW.0301",
+                        "error_msg": "Incorrect IAM authentication information: verify aksk signature fail",
+                        "request_id": "sim-request",
+                    },
+                )
+                return
+            fault = sim._take_fault(route.op)
+            if fault is not None and self._apply_fault(fault, table.platform, route):
+                return
+            exchange = find_exchange(table.exchanges, route.op, args)
+            if exchange is None:
+                self._json(404, _not_found_body(table.platform, route))
+                return
+            if exchange.text is not None and exchange.body is None:
+                self._send(exchange.status, exchange.text.encode("utf-8"), "text/plain; charset=utf-8")
+            elif exchange.body is None:
+                self._send(exchange.status, b"", "application/json")
+            else:
+                self._json(exchange.status, exchange.body)
+
+        def _signature_ok(self, parts: Any, body: bytes) -> bool:
+            from diagnosis.modelarts.signer import verify_request
+
+            assert sim.modelarts_keys is not None
+            access_key, secret_key = sim.modelarts_keys
+            return bool(
+                verify_request(
+                    method=self.command,
+                    path=parts.path,
+                    query=parts.query,
+                    headers={key: value for key, value in self.headers.items()},
+                    body=body,
+                    access_key=access_key,
+                    secret_key=secret_key,
+                )
+            )
+
+        def _apply_fault(self, fault: Fault, platform: str, route: Route) -> bool:
+            if fault.timeout:
+                sim._stop_holding.wait(sim.timeout_hold_seconds)
+                self.close_connection = True
+                return True
+            if fault.reset:
+                self._reset()
+                return True
+            if fault.truncate:
+                payload = json.dumps({"truncated": "x" * 200}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload) * 2))
+                self.end_headers()
+                self.wfile.write(payload[: len(payload) // 2])
+                self.wfile.flush()
+                self._reset()
+                return True
+            if fault.status is not None:
+                headers = {"Retry-After": f"{fault.retry_after:g}"} if fault.retry_after is not None else {}
+                self._json(fault.status, _error_body(platform, route, fault.status), headers=headers)
+                return True
+            return False
+
+        def _reset(self) -> None:
+            self.close_connection = True
+            try:
+                self.connection.setsockopt(
+                    socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00"
+                )
+                self.connection.close()
+            except OSError:
+                pass
+
+        def _json(self, status: int, data: Any, *, headers: dict[str, str] | None = None) -> None:
+            self._send(
+                status,
+                json.dumps(data, ensure_ascii=False).encode("utf-8"),
+                "application/json",
+                headers=headers,
+            )
+
+        def _send(
+            self, status: int, payload: bytes, content_type: str, *, headers: dict[str, str] | None = None
+        ) -> None:
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(payload)))
+                self.send_header("X-Request-Id", "sim-request")
+                for key, value in (headers or {}).items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(payload)
+            except (BrokenPipeError, ConnectionResetError):
+                self.close_connection = True
+
+    return Handler
+
+
+def parse_fault(text: str) -> tuple[str, Fault]:
+    """`op=503`, `op=429:2` (Retry-After 2 s), `op=timeout`, `op=reset`, `op=truncate`, `op=503x3`."""
+    op, _, spec = text.partition("=")
+    if not op or not spec:
+        raise ValueError(
+            f"invalid --fault {text!r}: use OP=STATUS[:RETRY_AFTER][xTIMES], OP=timeout, OP=reset"
+        )
+    times = 1
+    if "x" in spec and spec.rsplit("x", 1)[1].isdigit():
+        spec, times_text = spec.rsplit("x", 1)
+        times = int(times_text)
+    if spec in ("timeout", "reset", "truncate"):
+        return op, Fault(
+            timeout=spec == "timeout", reset=spec == "reset", truncate=spec == "truncate", times=times
+        )
+    status_text, _, retry_text = spec.partition(":")
+    if not status_text.isdigit():
+        raise ValueError(f"invalid --fault {text!r}: status must be a number")
+    return op, Fault(
+        status=int(status_text), retry_after=float(retry_text) if retry_text else None, times=times
+    )
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "sim", help="serve bundles at the real Run:ai, Kubernetes and ModelArts paths"
+    )
+    parser.add_argument("--bundles", required=True, help="folder of evidence bundles (searched recursively)")
+    parser.add_argument("--port", type=int, default=0, help="loopback port (default: a free one)")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every call")
+    parser.add_argument("--latency-op", action="append", default=[], metavar="OP=SECONDS")
+    parser.add_argument("--fault", action="append", default=[], metavar="OP=STATUS[:RETRY_AFTER][xTIMES]")
+    parser.add_argument(
+        "--modelarts-keys", metavar="AK:SK", help="verify ModelArts signatures with these keys"
+    )
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from cli.main import UsageError
+
+    if not Path(args.bundles).is_dir():
+        raise UsageError(f"--bundles {args.bundles}: not a folder")
+    latency: dict[str, float] = {}
+    for item in args.latency_op:
+        op, _, seconds = item.partition("=")
+        try:
+            latency[op] = float(seconds)
+        except ValueError:
+            raise UsageError(f"invalid --latency-op {item!r}: use OP=SECONDS") from None
+    faults: dict[str, list[Fault]] = defaultdict(list)
+    for item in args.fault:
+        try:
+            op, fault = parse_fault(item)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        faults[op].append(fault)
+    keys: tuple[str, str] | None = None
+    if args.modelarts_keys:
+        access_key, _, secret_key = args.modelarts_keys.partition(":")
+        keys = (access_key, secret_key)
+    bundles = load_bundle_dir(args.bundles)
+    server = SimServer(
+        bundles,
+        latency=latency,
+        default_latency=args.latency,
+        faults=dict(faults),
+        modelarts_keys=keys,
+        port=args.port,
+    )
+    with server:
+        print(f"serving {len(bundles)} bundles at {server.base_url} (Ctrl-C to stop)", flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
+    return 0

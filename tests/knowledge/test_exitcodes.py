@@ -1,0 +1,100 @@
+"""Exit codes: documented meanings, signals, torchrun's negative codes, and no guessing."""
+
+from __future__ import annotations
+
+import pytest
+
+from diagnosis.knowledge.exitcodes import LANGUAGES, describe_exit_code, exit_code_info
+
+# (code, signal, words the English meaning must carry) — k8s-signals.md §10, modelarts-api.md §9.2
+DOCUMENTED: list[tuple[int, str | None, str]] = [
+    (0, None, "success"),
+    (1, None, "generic failure"),
+    (2, None, "usage error"),
+    (126, None, "not executable"),
+    (127, None, "command not found"),
+    (128, None, "StartError"),
+    (130, "SIGINT", "SIGINT"),
+    (134, "SIGABRT", "SIGABRT"),
+    (135, "SIGBUS", "bus error"),
+    (137, "SIGKILL", "SIGKILL"),
+    (139, "SIGSEGV", "segmentation fault"),
+    (143, "SIGTERM", "SIGTERM"),
+    (247, None, "memory overflow"),
+    (255, None, "exit(-1)"),
+]
+
+
+@pytest.mark.parametrize(("code", "signal", "words"), DOCUMENTED)
+def test_documented_codes(code: int, signal: str | None, words: str) -> None:
+    info = exit_code_info(code)
+    assert info.code == code
+    assert info.documented
+    assert info.signal == signal
+    assert words.lower() in info.meaning_en.lower()
+    assert info.typical_cause_en
+    assert info.source is not None and info.source.startswith("shared/reference/")
+
+
+def test_137_names_both_oom_and_other_killers() -> None:
+    cause = exit_code_info(137).typical_cause_en
+    assert "OOMKilled" in cause
+    assert "grace period" in cause
+
+
+def test_247_comes_from_the_modelarts_reference() -> None:
+    info = exit_code_info(247)
+    assert info.source is not None and "modelarts-api.md" in info.source
+
+
+@pytest.mark.parametrize(
+    ("code", "signal"), [(129, "SIGHUP"), (131, "SIGQUIT"), (138, "SIGUSR1"), (152, "SIGXCPU")]
+)
+def test_other_signal_exits_follow_128_plus_n(code: int, signal: str) -> None:
+    info = exit_code_info(code)
+    assert info.documented
+    assert info.signal == signal
+    assert f"128+{code - 128}" in info.meaning_en
+
+
+@pytest.mark.parametrize(
+    ("code", "signal"), [(-9, "SIGKILL"), (-15, "SIGTERM"), (-6, "SIGABRT"), (-11, "SIGSEGV")]
+)
+def test_negative_codes_are_signals_reported_by_torchrun(code: int, signal: str) -> None:
+    info = exit_code_info(code)
+    assert info.documented
+    assert info.signal == signal
+    assert "torchrun" in info.meaning_en
+
+
+@pytest.mark.parametrize("code", [3, 42, 200, 256, 1000, -200])
+def test_unknown_codes_are_not_guessed(code: int) -> None:
+    info = exit_code_info(code)
+    assert not info.documented
+    assert info.signal is None
+    assert info.meaning_en == f"no documented meaning for exit code {code}"
+    assert describe_exit_code(code, "en") == f"Exit code {code}: no documented meaning for exit code {code}."
+
+
+def test_describe_in_every_language() -> None:
+    assert describe_exit_code(137, "en") == "Exit code 137: killed by SIGKILL (128+9)."
+    assert describe_exit_code(137, "fr") == "Code de sortie 137 : tué par SIGKILL (128+9)."
+    assert describe_exit_code(137, "zh") == "退出码 137：被 SIGKILL 强制终止（128+9）。"
+    assert describe_exit_code(137, "ja") == "終了コード 137：SIGKILL により強制終了（128+9）。"
+    assert describe_exit_code(1, "en") == "Exit code 1: generic failure raised by the program itself."
+    assert describe_exit_code(-9, "en").startswith("Exit code -9: child process killed by signal SIGKILL (9)")
+    assert describe_exit_code(42, "zh") == "退出码 42：退出码 42 没有已记录的含义。"
+
+
+@pytest.mark.parametrize("code", [code for code, _, _ in DOCUMENTED] + [129, -9])
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_documented_code_is_translated(code: int, lang: str) -> None:
+    info = exit_code_info(code)
+    meaning = info.meaning(lang)
+    assert meaning
+    if lang != "en":
+        assert meaning != info.meaning_en
+
+
+def test_unsupported_language_falls_back_to_english() -> None:
+    assert describe_exit_code(139, "de") == describe_exit_code(139, "en")

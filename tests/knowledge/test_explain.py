@@ -1,0 +1,285 @@
+"""`explain`: the catalogue rows, lookup rules, unknown codes and the CLI."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from cli.main import main
+from diagnosis.knowledge.catalogue import ENTRIES
+from diagnosis.knowledge.explain import Explanation, catalogue_codes, explain, unknown_message
+from tests.conftest import SHARED
+
+# Every code the task names must be in the catalogue (or decoded by structure).
+REQUIRED = [
+    # Kubernetes
+    "ImagePullBackOff",
+    "ErrImagePull",
+    "CrashLoopBackOff",
+    "OOMKilled",
+    "CreateContainerConfigError",
+    "CreateContainerError",
+    "RunContainerError",
+    "StartError",
+    "FailedMount",
+    "FailedScheduling",
+    "Unschedulable",
+    "Evicted",
+    "Preempting",
+    "Evict",
+    "BackoffLimitExceeded",
+    "DeadlineExceeded",
+    "ContainerStatusUnknown",
+    "InvalidImageName",
+    "NodeNotReady",
+    # Run:ai
+    "NonPreemptibleOverQuota",
+    "OverLimit",
+    # API gateway and ModelArts
+    "APIGW.0101",
+    "APIGW.0201",
+    "APIGW.0301",
+    "APIGW.0302",
+    "APIGW.0303",
+    "APIGW.0305",
+    "APIGW.0306",
+    "APIGW.0307",
+    "APIGW.0308",
+    "ModelArts.0010",
+    "ModelArts.0012",
+    "ModelArts.0013",
+    "ModelArts.0102",
+    "ModelArts.0116",
+    "ModelArts.2775",
+    "ModelArts.0201",
+    "ModelArts.0203",
+    "ModelArts.0204",
+    "ModelArts.4204",
+    # Ascend / torch_npu
+    "EL0004",
+    "EL0003",
+    "EL9999",
+    "EI0011",
+    "EI9999",
+    "EZ9999",
+    "E19999",
+    "ERR99999",
+    # exit codes
+    "0",
+    "1",
+    "2",
+    "126",
+    "127",
+    "128",
+    "130",
+    "134",
+    "135",
+    "137",
+    "139",
+    "143",
+    "247",
+    "255",
+    "-9",
+]
+
+
+@pytest.mark.parametrize("code", REQUIRED)
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_required_codes_are_explained(code: str, lang: str) -> None:
+    explanation = explain(code, lang=lang)
+    assert explanation is not None, code
+    assert explanation.lang == lang
+    assert explanation.code.upper() == code.upper()
+    assert explanation.meaning and explanation.likely_cause
+    assert explanation.what_to_do
+    assert explanation.source.startswith("shared/reference/")
+    if lang == "zh":
+        assert re.search(r"[\u4e00-\u9fff]", explanation.meaning), explanation.meaning
+
+
+def _reference_path(source: str) -> str:
+    match = re.match(r"shared/reference/([\w.-]+\.md)", source)
+    assert match, source
+    return match.group(1)
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=[entry.code for entry in ENTRIES])
+def test_catalogue_rows_are_complete_and_cite_a_real_reference(entry: object) -> None:
+    from diagnosis.knowledge.catalogue import Entry
+
+    assert isinstance(entry, Entry)
+    for text in (entry.meaning, entry.cause, *(step.text for step in entry.steps)):
+        assert set(text) == {"en", "zh"}
+        assert all(value.strip() for value in text.values())
+    reference = SHARED / "reference" / _reference_path(entry.source)
+    assert reference.is_file()
+    section = re.search(r"§([0-9.]+)", entry.source)
+    assert section is not None
+    assert f"## {section.group(1).split('.')[0]}." in reference.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=[entry.code for entry in ENTRIES])
+def test_read_only_checks_come_first_and_changes_need_a_person(entry: object) -> None:
+    from diagnosis.knowledge.catalogue import Entry
+
+    assert isinstance(entry, Entry)
+    flags = [step.changes_resources for step in entry.steps]
+    assert flags == sorted(flags), "a change step comes before a read-only check"
+    for step in entry.steps:
+        if step.changes_resources:
+            assert "confirm" in step.text["en"].lower()
+            assert "确认" in step.text["zh"]
+
+
+def test_lookup_is_case_insensitive_and_accepts_aliases_and_quotes() -> None:
+    for spelling in ("crashloopbackoff", "CRASHLOOPBACKOFF", " `CrashLoopBackOff` "):
+        found = explain(spelling)
+        assert found is not None and found.code == "CrashLoopBackOff"
+    gateway = explain("APIG.0301")  # some service pages spell the prefix APIG.
+    assert gateway is not None and gateway.code == "APIGW.0301" and gateway.http_status == "401"
+    assert explain("modelarts.2775") is not None
+
+
+def test_exit_code_explanations_carry_signal_and_steps() -> None:
+    oom = explain("137")
+    assert oom is not None
+    assert oom.family == "exit_code" and oom.signal == "SIGKILL"
+    assert any(step.changes_resources for step in oom.what_to_do)
+    assert not oom.what_to_do[0].changes_resources
+    child = explain("-9")
+    assert child is not None and child.signal == "SIGKILL"
+    assert explain("+143") is not None
+    assert explain("129") is not None  # 128 + SIGHUP
+
+
+def test_torch_npu_codes_are_decoded_by_structure() -> None:
+    dist = explain("err02005")
+    assert dist is not None
+    assert dist.code == "ERR02005"
+    assert dist.decoded == {
+        "module": "02",
+        "module_name": "DIST (distributed communication)",
+        "type": "005",
+        "type_name": "internal error",
+    }
+    partial = explain("ERR03001")
+    assert partial is not None and partial.decoded is not None
+    assert "not in the documented list" in partial.decoded["module_name"]
+    assert explain("ERR03004") is None  # neither part documented: not guessed
+    zh = explain("ERR01010", lang="zh")
+    assert zh is not None and "系统调用失败" in zh.meaning
+
+
+def test_ascend_families() -> None:
+    inner = explain("E39999")
+    assert inner is not None and "inner error" in inner.meaning
+    operator = explain("EZ0003")
+    assert operator is not None and "operator" in operator.meaning
+    ai_core = explain("E50003")
+    assert ai_core is not None and "TBE" in ai_core.meaning
+    assert explain("EQ1234") is None
+
+
+def test_out_of_resource_admission_reasons() -> None:
+    gpu = explain("OutOfnvidia.com/gpu")
+    assert gpu is not None and "nvidia.com/gpu" in gpu.meaning
+    assert explain("OutOfMemoryError") is None
+
+
+@pytest.mark.parametrize("code", ["1.015", "200", "APIGW.9999", "NotARealReason", "", "   "])
+def test_unknown_codes_are_not_guessed(code: str) -> None:
+    assert explain(code) is None
+
+
+def test_unknown_message_is_plain_and_cites_the_search_for_1_015() -> None:
+    message = unknown_message("1.015")
+    assert message.startswith("`1.015` is not in the built-in catalogue; its meaning is not guessed.")
+    assert "modelarts-api.md §9.6" in message
+    assert unknown_message("XYZ") == "`XYZ` is not in the built-in catalogue; its meaning is not guessed."
+    assert unknown_message("1.015", lang="zh").startswith("`1.015` 不在内置目录中，不对其含义做猜测。")
+
+
+def test_integer_codes_and_markdown_for_the_bot() -> None:
+    explanation = explain(139, lang="zh")
+    assert explanation is not None and explanation.code == "139"
+    markdown = explanation.to_markdown()
+    assert markdown.startswith("## 139 — 进程退出码\n")
+    assert "**含义**：段错误，SIGSEGV（128+11）。" in markdown
+    assert explain(3) is None
+
+
+def test_other_languages_fall_back_to_english() -> None:
+    explanation = explain("OOMKilled", lang="ja")
+    assert explanation is not None and explanation.lang == "en"
+
+
+def test_catalogue_codes_are_unique() -> None:
+    codes = [code.upper() for code in catalogue_codes()]
+    assert len(codes) == len(set(codes))
+    aliases = [alias.upper() for entry in ENTRIES for alias in entry.aliases]
+    assert not set(codes) & set(aliases)
+
+
+# --------------------------------------------------------------------------------------------
+# CLI
+# --------------------------------------------------------------------------------------------
+
+
+def test_cli_markdown(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explain", "OOMKilled"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("## OOMKilled — Kubernetes reason\n")
+    assert "**Meaning**: The container was killed by the kernel" in out
+    assert "changes resources: a person runs this after confirming" in out
+    assert "Source: shared/reference/k8s-signals.md §4" in out
+
+
+def test_cli_markdown_in_chinese(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explain", "APIGW.0308", "--lang", "zh"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("## APIGW.0308 — 华为云 API 网关错误码\n")
+    assert "**含义**：已达到限流阈值（HTTP 429）。" in out
+    assert "**HTTP 状态码**：429" in out
+
+
+def test_cli_json_is_the_explanation(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explain", "137", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["schema"] == "explain/v1" and data["known"] is True
+    expected = explain("137")
+    assert expected is not None
+    assert (
+        Explanation.model_validate({k: v for k, v in data.items() if k not in ("schema", "known")})
+        == expected
+    )
+
+
+def test_cli_negative_exit_code_is_a_code_not_an_option(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explain", "-9"]) == 0
+    assert capsys.readouterr().out.startswith("## -9 — process exit code")
+
+
+def test_cli_unknown_code_exits_0_with_a_plain_statement(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explain", "1.015"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("`1.015` is not in the built-in catalogue; its meaning is not guessed.")
+    assert main(["explain", "1.015", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data == {
+        "schema": "explain/v1",
+        "known": False,
+        "code": "1.015",
+        "message": unknown_message("1.015"),
+    }
+
+
+def test_cli_never_echoes_a_pasted_secret(capsys: pytest.CaptureFixture[str]) -> None:
+    from diagnosis.masking import mask
+
+    pasted = "password=hunter2-secret"
+    assert main(["explain", pasted]) == 0
+    out = capsys.readouterr().out
+    assert mask(pasted) in out
+    assert "hunter2-secret" not in out
