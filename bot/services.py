@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 
 from bot.backends import DiagnosisBackend
 from bot.policy import GroupMembers, Policy
 from bot.slack_client import Respond
 from bot.state.store import StateStore
 from bot.worker import Worker
-from cli.main import resolve_now
+from diagnosis.timeutil import pinned_now
 
 
 def wall_clock() -> datetime:
     """The bot's 'now' for live diagnoses (DIAGNOSE_NOW pins it, as for the CLI)."""
-    return resolve_now(None)
+    pinned = os.environ.get("DIAGNOSE_NOW")
+    return pinned_now(pinned) if pinned else datetime.now(UTC)
 
 
 @dataclass

@@ -22,7 +22,7 @@ from typing import Any, NoReturn
 from diagnosis.masking import mask
 from diagnosis.models import Diagnosis
 from diagnosis.render import QueryError, apply_query, render_json, render_markdown
-from diagnosis.timeutil import parse_instant
+from diagnosis.timeutil import pinned_now
 
 # Modules that add subcommands: each has `register(subparsers)`.
 SUBCOMMAND_MODULES = (
@@ -30,7 +30,7 @@ SUBCOMMAND_MODULES = (
     "cli.modelarts",
     "cli.replay",
     "cli.explain",
-    "simulator.server",
+    "cli.sim",
     "cli.bot",
     "cli.preview",
 )
@@ -99,12 +99,10 @@ def resolve_now(as_of: str | None) -> datetime:
     text = as_of or os.environ.get("DIAGNOSE_NOW")
     if not text:
         return datetime.now(UTC)
-    instant = parse_instant(text)
-    if instant is None:
-        raise UsageError(
-            f"cannot read --as-of / DIAGNOSE_NOW {text!r}: use ISO-8601, e.g. 2026-11-28T09:00:00Z"
-        )
-    return instant
+    try:
+        return pinned_now(text)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def emit(diagnosis: Diagnosis, args: argparse.Namespace, *, lang: str) -> None:

@@ -48,6 +48,16 @@ def parse_instant(value: object, *, assume_utc: bool = True) -> datetime | None:
     return parsed
 
 
+def pinned_now(text: str) -> datetime:
+    """The moment `--as-of` or `DIAGNOSE_NOW` pins "now" to; ValueError naming the accepted form."""
+    instant = parse_instant(text)
+    if instant is None:
+        raise ValueError(
+            f"cannot read --as-of / DIAGNOSE_NOW {text!r}: use ISO-8601, e.g. 2026-11-28T09:00:00Z"
+        )
+    return instant
+
+
 def has_offset(text: str) -> bool:
     """Whether an ISO timestamp names its zone (Z or ±hh:mm)."""
     stripped = text.strip()
