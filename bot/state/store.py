@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Protocol
 
 from bot.state.models import InflightRequest, PendingRequest, ThreadRecord
@@ -93,15 +92,3 @@ class StateStore(Protocol):
     def ping(self) -> bool: ...
 
     def close(self) -> None: ...
-
-
-def open_store(
-    *, redis_url: str | None, sqlite_path: str | Path, namespace: str = "diagnose-bot"
-) -> StateStore:
-    if redis_url:
-        from bot.state.redis_store import RedisStore
-
-        return RedisStore.from_url(redis_url, namespace=namespace)
-    from bot.state.sqlite_store import SqliteStore
-
-    return SqliteStore(sqlite_path)
