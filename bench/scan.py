@@ -37,10 +37,11 @@ from bench.harness import BenchResult, Check, project_root
 from cli.demo import DEMO_ACCESS_KEY, DEMO_SECRET_KEY, platform_environment
 from diagnosis.evidence.bundles import load_bundle
 from diagnosis.evidence.http import Throttle
-from diagnosis.modelarts.backend import BACKEND as MODELARTS
+from diagnosis.modelarts import client as modelarts_client
 from diagnosis.modelarts.routes import SEARCH_PAGE_SIZE
-from diagnosis.modelarts.scan import DEFAULT_CONCURRENCY, ScanProgress, ScanResult, run_scan
+from diagnosis.modelarts.scan import DEFAULT_CONCURRENCY, ScanResult, run_scan
 from diagnosis.models import Bundle, Exchange
+from diagnosis.scan import ScanProgress
 from simulator.server import Fault, SimServer
 
 REGION = "cn-north-4"
@@ -226,7 +227,7 @@ async def scan_once(
     throttle = RecordingThrottle(rate)
     requests_before = len(sim.requests)
     started = time.perf_counter()
-    async with MODELARTS.live_sources(region=REGION, throttle=throttle) as make_source:
+    async with modelarts_client.live_sources(region=REGION, throttle=throttle) as make_source:
         result = await run_scan(
             make_source,
             region=REGION,

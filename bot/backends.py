@@ -12,25 +12,22 @@ cluster counts as one listed job.
 
 from __future__ import annotations
 
-import inspect
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from bot.grammar import IDENTIFIER_KEYS, RequestDraft
 from diagnosis import engine
 from diagnosis.evidence.bundles import BundleError, load_bundle
-from diagnosis.models import Bundle, Choice, DiagnoseRequest, Diagnosis, Exchange, Platform
-from diagnosis.scan.recurring import ScanMember
+from diagnosis.models import Bundle, Choice, DiagnoseRequest, Diagnosis, Exchange
+from diagnosis.scan import DiagnosedJob, ScanObserver, ScanProgress, ScanScope
 
-if TYPE_CHECKING:
-    from diagnosis.modelarts.scan import ScanProgress
+__all__ = ["ScanObserver", "ScanProgress", "ScanScope"]
 
 Observer = Callable[[str], None]
-ScanObserver = Callable[["ScanProgress"], None]
 log = logging.getLogger("diagnose.bot")
 
 # A scan capture: a bundle that names no job and records the listing (`diagnose modelarts scan
@@ -41,17 +38,6 @@ JOB_KEYS: dict[str, tuple[str, ...]] = {
     "modelarts": ("job_id", "job_name"),
     "runai": ("workload_id", "workload_name"),
 }
-
-
-@dataclass(frozen=True)
-class ScanScope:
-    """What a scan covers: a ModelArts region, or a Run:ai cluster (and project) within a lookback."""
-
-    platform: Platform
-    region: str | None = None
-    cluster_id: str | None = None
-    project: str | None = None
-    lookback: str | None = None
 
 
 @dataclass
@@ -100,10 +86,6 @@ class DiagnosisBackend(Protocol):
         ...
 
     async def log_url(self, *, job_id: str, task_id: str, region: str | None) -> str: ...
-
-
-async def _maybe_await(value: Any) -> Any:
-    return await value if inspect.isawaitable(value) else value
 
 
 class ObservedSource:
@@ -161,41 +143,19 @@ class LiveBackend:
         now: datetime,
         progress: ScanObserver | None = None,
     ) -> dict[str, Any]:
-        if scope.platform == "runai":
-            from diagnosis.runai import scan as runai_scan
-
-            if not scope.cluster_id:
-                raise BackendUnavailable("a Run:ai scan needs its cluster")
-            result = await runai_scan.run_scan(
-                cluster_id=scope.cluster_id,
-                project=scope.project,
-                lookback=scope.lookback or runai_scan.DEFAULT_LOOKBACK,
-                now=now,
-                rate_per_second=self.scan_rate_per_second or runai_scan.DEFAULT_RATE_PER_SECOND,
-                progress=counts_to(progress),
-                lang=engine.resolve_lang("runai", lang),
-            )
-            runai_data: dict[str, Any] = result.to_json_dict()
-            return runai_data
-        from diagnosis.modelarts.backend import BACKEND as MODELARTS
-        from diagnosis.modelarts.scan import run_scan
-
-        async with MODELARTS.live_sources(region=scope.region) as make_source:
-            modelarts_result = await run_scan(
-                make_source,
-                region=scope.region,
-                now=now,
-                lang=engine.resolve_lang("modelarts", lang),
-                progress=progress,
-            )
-        data: dict[str, Any] = modelarts_result.to_json_dict()
-        return data
+        if scope.platform == "runai" and not scope.cluster_id:
+            raise BackendUnavailable("a Run:ai scan needs its cluster")
+        result = await engine.backend(scope.platform).scan(
+            scope,
+            now=now,
+            lang=engine.resolve_lang(scope.platform, lang),
+            progress=progress,
+            rate_per_second=self.scan_rate_per_second,
+        )
+        return result.to_json_dict()
 
     async def log_url(self, *, job_id: str, task_id: str, region: str | None) -> str:
-        from diagnosis.modelarts.logurl import fetch_log_url
-
-        url = await _maybe_await(fetch_log_url(job_id=job_id, task_id=task_id, region=region))
-        return str(url)
+        return await engine.backend("modelarts").log_link(job_id=job_id, task_id=task_id, region=region)
 
 
 class BundlesBackend:
@@ -292,8 +252,6 @@ class BundlesBackend:
     ) -> dict[str, Any]:
         """No scan capture: every job bundle of the region (or cluster and project) counts as one
         listed job, diagnosed from its bundle at its own moment."""
-        from diagnosis.modelarts.scan import ScanProgress
-
         chosen = [bundle for bundle in self.bundles if _bundle_in_scope(bundle, scope)]
         runs: list[DiagnosisRun] = []
         if progress is not None:
@@ -345,99 +303,21 @@ def _bundle_in_scope(bundle: Bundle, scope: ScanScope) -> bool:
     )
 
 
-def counts_to(progress: ScanObserver | None) -> Callable[[int, int], None] | None:
-    """The Run:ai scan's `(done, total)` callback, as the bot's ScanProgress observer hears it."""
-    if progress is None:
-        return None
-    from diagnosis.modelarts.scan import ScanProgress
-
-    def heard(done: int, total: int) -> None:
-        progress(ScanProgress(done=done, total=total, job_name=None))
-
-    return heard
-
-
 async def _replay_scan(
     bundle: Bundle, scope: ScanScope, *, lang: str | None, progress: ScanObserver | None
 ) -> dict[str, Any]:
     """The engine's scan over a recorded capture, at the capture's moment (as `--bundle` does)."""
-    if bundle.platform == "runai":
-        from diagnosis.runai import scan as runai_scan
-        from diagnosis.runai.backend import BACKEND as RUNAI
-
-        async with RUNAI.replay_sources(bundle) as make_runai_source:
-            result = await runai_scan.scan_with(
-                make_runai_source,
-                cluster_id=str(bundle.request.get("cluster_id") or scope.cluster_id),
-                project=bundle.request.get("project") or None,
-                # The recorded pages answer the recorded filter only: the capture's own lookback.
-                lookback=str(bundle.request.get("lookback") or scope.lookback or runai_scan.DEFAULT_LOOKBACK),
-                now=bundle.captured_at,
-                lang=engine.resolve_lang("runai", lang),
-                progress=counts_to(progress),
-            )
-        runai_data: dict[str, Any] = result.to_json_dict()
-        return runai_data
-    from diagnosis.modelarts.backend import BACKEND as MODELARTS
-    from diagnosis.modelarts.scan import run_scan
-
-    async with MODELARTS.replay_sources(bundle) as make_source:
-        modelarts_result = await run_scan(
-            make_source,
-            region=str(make_source.fixed_args.get("region") or "") or None,
-            now=bundle.captured_at,
-            lang=engine.resolve_lang("modelarts", lang),
-            progress=progress,
-        )
-    data: dict[str, Any] = modelarts_result.to_json_dict()
-    return data
+    result = await engine.backend(bundle.platform).replay_scan(
+        bundle, scope, lang=engine.resolve_lang(bundle.platform, lang), progress=progress
+    )
+    return result.to_json_dict()
 
 
 def _scan_json(scope: ScanScope, runs: list[DiagnosisRun]) -> dict[str, Any]:
     """scan/v1 of job bundles replayed one by one, built by the platform's own scan result (counts
     by category, recurring causes: signatures, and Run:ai images and nodes from the answers)."""
-    diagnoses = [run.diagnosis for run in runs]
-    if scope.platform == "runai":
-        from diagnosis.runai import parse
-        from diagnosis.runai import scan as runai_scan
-
-        members = [
-            ScanMember(
-                name=run.diagnosis.target.name or run.diagnosis.target.workload_id or "?",
-                outcome=run.diagnosis.outcome,
-                signature=run.diagnosis.signature,
-                images=runai_scan.images_of(parse.Workload(), run.exchanges),
-                nodes=runai_scan.nodes_of(run.exchanges),
-            )
-            for run in runs
-        ]
-        result = runai_scan.ScanResult(
-            cluster_id=scope.cluster_id or "?",
-            project=scope.project,
-            lookback=scope.lookback or runai_scan.DEFAULT_LOOKBACK,
-            scanned=len(runs),
-            results=diagnoses,
-            members=members,
-        )
-        runai_data: dict[str, Any] = result.to_json_dict()
-        return runai_data
-    from diagnosis.modelarts.scan import ScanResult
-
-    modelarts_result = ScanResult(
-        region=scope.region,
-        scanned=len(runs),
-        results=diagnoses,
-        members=[
-            ScanMember(
-                name=item.target.name or item.target.job_id or "?",
-                outcome=item.outcome,
-                signature=item.signature,
-            )
-            for item in diagnoses
-        ],
-    )
-    data: dict[str, Any] = modelarts_result.to_json_dict()
-    return data
+    jobs = [DiagnosedJob(run.diagnosis, tuple(run.exchanges)) for run in runs]
+    return engine.backend(scope.platform).scan_of(scope, jobs).to_json_dict()
 
 
 def _draft_of(bundle: Bundle) -> RequestDraft:

@@ -13,7 +13,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
@@ -21,9 +21,7 @@ from slack_sdk.errors import SlackApiError
 from blocks.kit import SlackMessage
 from blocks.progress import progress_message, scan_progress_message
 from bot.worker import Worker
-
-if TYPE_CHECKING:
-    from diagnosis.modelarts.scan import ScanProgress
+from diagnosis.scan import ScanProgress
 
 log = logging.getLogger("diagnose.bot")
 
@@ -134,7 +132,7 @@ class ProgressReporter(CoalescedUpdates[str]):
         return progress_message(what=self.what, user=self.user, lang=self.lang, step=state)
 
 
-class ScanProgressReporter(CoalescedUpdates["ScanProgress"]):
+class ScanProgressReporter(CoalescedUpdates[ScanProgress]):
     """A running scan: jobs diagnosed out of the abnormal jobs listed (Run:ai: failed workloads)."""
 
     def __init__(

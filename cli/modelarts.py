@@ -23,7 +23,8 @@ from cli.support import check_scan_limits, emit_scan, print_note, read_bundle
 from diagnosis import engine
 from diagnosis.evidence.http import Throttle
 from diagnosis.masking import mask
-from diagnosis.modelarts.backend import BACKEND, SourceMaker
+from diagnosis.modelarts import client
+from diagnosis.modelarts.client import SourceMaker
 from diagnosis.modelarts.credentials import default_region
 from diagnosis.modelarts.logurl import LogUrlError, fetch_log_url
 from diagnosis.modelarts.messages import LANGUAGES
@@ -31,13 +32,13 @@ from diagnosis.modelarts.scan import (
     DEFAULT_CONCURRENCY,
     DEFAULT_FILTER,
     DEFAULT_RATE_PER_SECOND,
-    ScanProgress,
     ScanResult,
     render_scan_markdown,
     run_scan,
 )
 from diagnosis.modelarts.settings import ConfigError
 from diagnosis.models import DiagnoseRequest, Diagnosis, Exchange
+from diagnosis.scan import ScanProgress
 
 
 def register(subparsers: Any) -> None:
@@ -181,8 +182,8 @@ def handle_scan(args: argparse.Namespace) -> int:
 
     def sources() -> AbstractAsyncContextManager[SourceMaker]:
         if args.bundle:
-            return BACKEND.replay_sources(read_bundle(args.bundle, platform="modelarts"))
-        return BACKEND.live_sources(region=_region(args), throttle=Throttle(args.rate), profile=args.profile)
+            return client.replay_sources(read_bundle(args.bundle, platform="modelarts"))
+        return client.live_sources(region=_region(args), throttle=Throttle(args.rate), profile=args.profile)
 
     @asynccontextmanager
     async def opened() -> AsyncIterator[tuple[SourceMaker, str | None]]:

@@ -29,7 +29,8 @@ from diagnosis.evidence.capture import build_bundle, write_bundle
 from diagnosis.evidence.http import Throttle
 from diagnosis.evidence.source import Recorder
 from diagnosis.models import DiagnoseRequest, Diagnosis
-from diagnosis.runai.backend import BACKEND, SourceMaker
+from diagnosis.runai import client
+from diagnosis.runai.client import SourceMaker
 from diagnosis.runai.messages import LANGUAGES
 from diagnosis.runai.scan import (
     DEFAULT_CONCURRENCY,
@@ -248,7 +249,7 @@ def handle_scan(args: argparse.Namespace) -> int:
     @asynccontextmanager
     async def sources() -> AsyncIterator[tuple[SourceMaker, Throttle | None]]:
         if bundle is not None:
-            async with BACKEND.replay_sources(bundle) as make_source:
+            async with client.replay_sources(bundle) as make_source:
                 yield make_source, None
             return
         async with live_scan_sources(rate_per_second=args.rate) as (make_source, throttle):

@@ -1,21 +1,24 @@
 """The engine's single entry point for every face (CLI, Slack bot, tests, scans).
 
 A platform plugs in through `PlatformBackend`: its route table, its workflow, how to build a live
-source and a replay source. The engine masks every diagnosis before handing it out.
+source and a replay source, and its scans (live, replayed from a capture, or assembled from jobs
+diagnosed one by one). The faces reach a platform only through this protocol. The engine masks
+every diagnosis before handing it out.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import datetime
 from typing import Any, Protocol
 
 from diagnosis.evidence.routes import RouteTable
-from diagnosis.evidence.source import HttpSource, Recorder
+from diagnosis.evidence.source import Recorder, Source
 from diagnosis.masking import mask_diagnosis
 from diagnosis.models import Bundle, DiagnoseRequest, Diagnosis, Platform
+from diagnosis.scan import DiagnosedJob, ScanObserver, ScanResultBase, ScanScope
 
 DEFAULT_LANG: dict[str, str] = {"modelarts": "zh", "runai": "en"}
 
@@ -26,20 +29,47 @@ class PlatformBackend(Protocol):
     languages: tuple[str, ...]
 
     async def diagnose(
-        self, request: DiagnoseRequest, source: HttpSource, *, now: datetime, lang: str
+        self, request: DiagnoseRequest, source: Source, *, now: datetime, lang: str
     ) -> Diagnosis: ...
 
     def live_source(
         self, request: DiagnoseRequest, *, recorder: Recorder | None = None, **options: Any
-    ) -> AsyncIteratorContext: ...
+    ) -> AbstractAsyncContextManager[Source]:
+        """One live source; `options` a platform has no use for are ignored."""
+        ...
 
-    def replay_source(self, bundle: Bundle) -> AsyncIteratorContext: ...
+    def replay_source(self, bundle: Bundle) -> AbstractAsyncContextManager[Source]: ...
+
+    async def scan(
+        self,
+        scope: ScanScope,
+        *,
+        now: datetime,
+        lang: str,
+        progress: ScanObserver | None = None,
+        rate_per_second: float | None = None,
+    ) -> ScanResultBase:
+        """Every failed job of the scope, live (ConfigError when the platform is not configured,
+        ValueError for a scope it cannot scan); `rate_per_second` None is the platform's default."""
+        ...
+
+    async def replay_scan(
+        self, capture: Bundle, scope: ScanScope, *, lang: str, progress: ScanObserver | None = None
+    ) -> ScanResultBase:
+        """The scan a capture recorded (a bundle naming no job, with the listing), at its moment."""
+        ...
+
+    def scan_of(self, scope: ScanScope, jobs: Sequence[DiagnosedJob]) -> ScanResultBase:
+        """scan/v1 of jobs diagnosed one by one: counts, and the causes they share."""
+        ...
+
+    async def log_link(self, *, job_id: str, task_id: str, region: str | None) -> str:
+        """A short-lived link to a task's full log; NotOffered where the platform has none."""
+        ...
 
 
-class AsyncIteratorContext(Protocol):
-    async def __aenter__(self) -> HttpSource: ...
-
-    async def __aexit__(self, *exc: object) -> bool | None: ...
+class NotOffered(LookupError):
+    """The platform offers no such thing (a log link on Run:ai); the message says so."""
 
 
 _BACKEND_MODULES: dict[str, str] = {
@@ -64,7 +94,7 @@ def resolve_lang(platform: str, lang: str | None) -> str:
 
 
 async def diagnose_with(
-    request: DiagnoseRequest, source: HttpSource, *, now: datetime, lang: str | None = None
+    request: DiagnoseRequest, source: Source, *, now: datetime, lang: str | None = None
 ) -> Diagnosis:
     """Run the platform workflow on a source and mask the result."""
     platform = backend(request.platform)
@@ -89,7 +119,7 @@ def request_from_bundle(bundle: Bundle) -> DiagnoseRequest:
 @asynccontextmanager
 async def live(
     request: DiagnoseRequest, *, capture: bool = False, **options: Any
-) -> AsyncIterator[tuple[HttpSource, Recorder | None]]:
+) -> AsyncIterator[tuple[Source, Recorder | None]]:
     recorder = Recorder() if capture else None
     async with backend(request.platform).live_source(request, recorder=recorder, **options) as source:
         yield source, recorder

@@ -88,7 +88,10 @@ class Answer(BaseModel):
 
 
 class Source(Protocol):
-    calls: list[str]
+    """What a workflow reads evidence from: answers by op name, and the ops it asked for."""
+
+    @property
+    def calls(self) -> list[str]: ...
 
     async def fetch(self, op: str, /, *, variant: str | None = None, **args: Any) -> Answer: ...
 

@@ -1,4 +1,4 @@
-"""ModelArts plugged into the engine (diagnosis.engine): routes, workflow, live and replay sources.
+"""The ModelArts client: every request signed and read-only, live or answered by a bundle.
 
 Live: credentials, region and project id resolved as the Huawei tools do (credentials.py), the
 endpoint from settings.py, every request signed (signer.py) and sent through
@@ -9,26 +9,21 @@ Replay: the same client code, signing with dummy keys, answered by the bundle's 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any
 
 import httpx
 
 from diagnosis.evidence.http import ReadOnlyGuard, Retrying, RetryPolicy, Throttle, real_transport
-from diagnosis.evidence.makers import accepted_options, replay_client, single_source
-from diagnosis.evidence.routes import RouteTable
+from diagnosis.evidence.makers import replay_client
 from diagnosis.evidence.source import HttpSource, Recorder
 from diagnosis.modelarts import credentials as credential_sources
-from diagnosis.modelarts.messages import LANGUAGES
 from diagnosis.modelarts.routes import READ_ONLY_POSTS, ROUTES
 from diagnosis.modelarts.settings import DEFAULT_REGION, ConfigError, endpoint_for
 from diagnosis.modelarts.signer import AkSkAuth
-from diagnosis.modelarts.workflow import diagnose as run_workflow
-from diagnosis.models import Bundle, DiagnoseRequest, Diagnosis
+from diagnosis.models import Bundle
 
-__all__ = ["BACKEND", "ConfigError", "ModelArtsBackend", "SourceMaker"]
+__all__ = ["ConfigError", "SourceMaker", "build_client", "live_sources", "replay_sources"]
 
 DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=5.0)
 REPLAY_ACCESS_KEY = "REPLAYACCESSKEY00000"
@@ -84,72 +79,49 @@ class SourceMaker:
         )
 
 
-class ModelArtsBackend:
-    name = "modelarts"
-    routes: RouteTable = ROUTES
-    languages: tuple[str, ...] = LANGUAGES
-
-    async def diagnose(
-        self, request: DiagnoseRequest, source: HttpSource, *, now: datetime, lang: str
-    ) -> Diagnosis:
-        return await run_workflow(request, source, now=now, lang=lang)
-
-    @asynccontextmanager
-    async def live_sources(
-        self,
-        *,
-        region: str | None,
-        recorder: Recorder | None = None,
-        observer: Callable[[str], None] | None = None,
-        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
-        retry_policy: RetryPolicy | None = None,
-        throttle: Throttle | None = None,
-        profile: str | None = None,
-        deadline_seconds: float | None = None,
-    ) -> AsyncIterator[SourceMaker]:
-        """Signed live sources for a region; ConfigError names what is missing."""
-        found = credential_sources.resolve(region, profile=profile)
-        base_url = endpoint_for(found.region)
-        auth = AkSkAuth(
-            found.access_key,
-            found.secret_key,
-            project_id=found.project_id,
-            security_token=found.security_token,
+@asynccontextmanager
+async def live_sources(
+    *,
+    region: str | None,
+    recorder: Recorder | None = None,
+    observer: Callable[[str], None] | None = None,
+    timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+    retry_policy: RetryPolicy | None = None,
+    throttle: Throttle | None = None,
+    profile: str | None = None,
+    deadline_seconds: float | None = None,
+) -> AsyncIterator[SourceMaker]:
+    """Signed live sources for a region; ConfigError names what is missing."""
+    found = credential_sources.resolve(region, profile=profile)
+    base_url = endpoint_for(found.region)
+    auth = AkSkAuth(
+        found.access_key,
+        found.secret_key,
+        project_id=found.project_id,
+        security_token=found.security_token,
+    )
+    async with build_client(
+        auth=auth, timeout=timeout, retry_policy=retry_policy, throttle=throttle
+    ) as client:
+        yield SourceMaker(
+            client=client,
+            base_url=base_url,
+            fixed_args={"project_id": found.project_id, "region": found.region},
+            recorder=recorder,
+            observer=observer,
+            deadline_seconds=deadline_seconds,
         )
-        async with build_client(
-            auth=auth, timeout=timeout, retry_policy=retry_policy, throttle=throttle
-        ) as client:
-            yield SourceMaker(
-                client=client,
-                base_url=base_url,
-                fixed_args={"project_id": found.project_id, "region": found.region},
-                recorder=recorder,
-                observer=observer,
-                deadline_seconds=deadline_seconds,
-            )
-
-    def live_source(
-        self, request: DiagnoseRequest, *, recorder: Recorder | None = None, **options: Any
-    ) -> AbstractAsyncContextManager[HttpSource]:
-        """One signed live source for the request's region."""
-        chosen = {**accepted_options(self.live_sources, options), "region": request.region}
-        return single_source(self.live_sources(recorder=recorder, **chosen))
-
-    @asynccontextmanager
-    async def replay_sources(self, bundle: Bundle) -> AsyncIterator[SourceMaker]:
-        """Sources answered by a bundle's exchanges through the same signed client code."""
-        project_id = bundle_project_id(bundle) or UNKNOWN_PROJECT
-        region = str(bundle.request.get("region") or DEFAULT_REGION)
-        auth = AkSkAuth(REPLAY_ACCESS_KEY, REPLAY_SECRET_KEY, project_id=project_id)
-        async with replay_client(ROUTES, bundle, allowed_posts=READ_ONLY_POSTS, auth=auth) as client:
-            yield SourceMaker(
-                client=client,
-                base_url=f"https://modelarts.{region}.myhuaweicloud.com",
-                fixed_args={"project_id": project_id, "region": region},
-            )
-
-    def replay_source(self, bundle: Bundle) -> AbstractAsyncContextManager[HttpSource]:
-        return single_source(self.replay_sources(bundle))
 
 
-BACKEND = ModelArtsBackend()
+@asynccontextmanager
+async def replay_sources(bundle: Bundle) -> AsyncIterator[SourceMaker]:
+    """Sources answered by a bundle's exchanges through the same signed client code."""
+    project_id = bundle_project_id(bundle) or UNKNOWN_PROJECT
+    region = str(bundle.request.get("region") or DEFAULT_REGION)
+    auth = AkSkAuth(REPLAY_ACCESS_KEY, REPLAY_SECRET_KEY, project_id=project_id)
+    async with replay_client(ROUTES, bundle, allowed_posts=READ_ONLY_POSTS, auth=auth) as client:
+        yield SourceMaker(
+            client=client,
+            base_url=f"https://modelarts.{region}.myhuaweicloud.com",
+            fixed_args={"project_id": project_id, "region": region},
+        )

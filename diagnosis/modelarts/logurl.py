@@ -15,7 +15,7 @@ import httpx
 
 from diagnosis.evidence.source import Answer
 from diagnosis.modelarts import credentials as credential_sources
-from diagnosis.modelarts.backend import DEFAULT_TIMEOUT, build_client
+from diagnosis.modelarts.client import DEFAULT_TIMEOUT, build_client
 from diagnosis.modelarts.routes import ROUTES
 from diagnosis.modelarts.settings import ConfigError, endpoint_for
 from diagnosis.modelarts.signer import AkSkAuth

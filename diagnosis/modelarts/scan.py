@@ -11,7 +11,7 @@ diagnosed jobs. The Markdown groups one line per job by category, then lists tho
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar
@@ -24,7 +24,7 @@ from diagnosis.modelarts.parse import Job
 from diagnosis.modelarts.workflow import Source, diagnose, list_jobs, listing_failure
 from diagnosis.models import DiagnoseRequest, Diagnosis, Platform
 from diagnosis.render.i18n import Translator
-from diagnosis.scan import ScanResultBase, diagnose_each
+from diagnosis.scan import DiagnosedJob, ScanProgress, ScanResultBase, ScanScope, diagnose_each
 from diagnosis.scan.recurring import ScanMember, cell
 
 # The runbook's filter over `items[]`, plus the wire's secondary phases that mean a fault.
@@ -36,13 +36,6 @@ DEFAULT_CONCURRENCY = 8
 DEFAULT_RATE_PER_SECOND = 5.0
 
 SourceMaker = Callable[[], Source]
-
-
-@dataclass(frozen=True)
-class ScanProgress:
-    done: int
-    total: int
-    job_name: str | None
 
 
 @dataclass
@@ -86,6 +79,24 @@ def member_of(job: Job, diagnosis: Diagnosis) -> ScanMember:
         outcome=diagnosis.outcome,
         signature=diagnosis.signature,
         images=(image,) if image else (),
+    )
+
+
+def result_of(scope: ScanScope, jobs: Sequence[DiagnosedJob]) -> ScanResult:
+    """scan/v1 of jobs diagnosed one by one: their signatures recur (no list answer names an image)."""
+    diagnoses = [job.diagnosis for job in jobs]
+    return ScanResult(
+        region=scope.region,
+        scanned=len(diagnoses),
+        results=diagnoses,
+        members=[
+            ScanMember(
+                name=item.target.name or item.target.job_id or "?",
+                outcome=item.outcome,
+                signature=item.signature,
+            )
+            for item in diagnoses
+        ],
     )
 
 

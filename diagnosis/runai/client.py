@@ -1,12 +1,15 @@
-"""Run:ai platform plug-in for the engine: routes, workflow, live and replay sources."""
+"""The Run:ai clients: the control plane (token auth) and optional Tier-2 Kubernetes, read-only.
+
+`live_sources` opens them once from the environment and `replay_sources` from a bundle; both yield a
+`SourceMaker` that hands out fresh sources (each with its own call log) over the shared clients.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 import httpx
@@ -19,14 +22,11 @@ from diagnosis.evidence.http import (
     Throttle,
     real_transport,
 )
-from diagnosis.evidence.makers import accepted_options, replay_client, single_source
-from diagnosis.evidence.routes import RouteTable
+from diagnosis.evidence.makers import replay_client
 from diagnosis.evidence.source import CallLog, HttpSource, Recorder
-from diagnosis.models import Bundle, DiagnoseRequest, Diagnosis, Platform
-from diagnosis.runai import workflow
+from diagnosis.models import Bundle
 from diagnosis.runai.auth import RunaiTokenAuth, TokenFailureTransport
 from diagnosis.runai.k8s import KubeAccess, KubeUnavailable, load_kube_access
-from diagnosis.runai.messages import LANGUAGES
 from diagnosis.runai.routes import ROUTES, TOKEN_PATH, is_k8s_op
 from diagnosis.runai.settings import ConfigError, RunaiSettings
 from diagnosis.runai.source import RunaiSource
@@ -35,7 +35,7 @@ DEFAULT_TIMEOUT_SECONDS = 20.0
 TOKEN_POST = AllowedPost(re.escape(TOKEN_PATH), "Run:ai token request (client credentials)")
 REPLAY_BASE_URL = "http://replay.invalid"
 
-__all__ = ["BACKEND", "ConfigError", "RunaiBackend", "SourceMaker"]
+__all__ = ["ConfigError", "SourceMaker", "live_sources", "replay_sources"]
 
 
 def _transport(
@@ -96,106 +96,77 @@ class SourceMaker:
         )
 
 
-class RunaiBackend:
-    name: Platform = "runai"
-    routes: RouteTable = ROUTES
-    languages: tuple[str, ...] = LANGUAGES
+@asynccontextmanager
+async def live_sources(
+    *,
+    recorder: Recorder | None = None,
+    observer: Callable[[str], None] | None = None,
+    timeout: float = DEFAULT_TIMEOUT_SECONDS,
+    retry_policy: RetryPolicy | None = None,
+    throttle: Throttle | None = None,
+    deadline_seconds: float | None = None,
+    settings: RunaiSettings | None = None,
+) -> AsyncIterator[SourceMaker]:
+    """Live clients from the environment, opened once; ConfigError names a missing variable.
 
-    async def diagnose(self, request: DiagnoseRequest, source: Any, *, now: datetime, lang: str) -> Diagnosis:
-        return await workflow.diagnose(
-            request,
-            source,
-            now=now,
-            lang=lang,
-            tier2_available=bool(getattr(source, "tier2_available", False)),
-            tier2_unavailable_reason=getattr(source, "tier2_unavailable_reason", None),
+    Every source made shares the clients, so one token and one throttle serve a whole scan.
+    Tier 2 is available when kubeconfig or in-cluster credentials load (rulings G2); when they
+    do not, the reason is kept for the limitation the workflow reports if Tier 2 is needed.
+    """
+    settings = settings or RunaiSettings()
+    url, client_id, client_secret = settings.require_control_plane()
+    throttle = throttle or Throttle()
+    auth = RunaiTokenAuth(base_url=url, client_id=client_id, client_secret=client_secret)
+    access: KubeAccess | None = None
+    unavailable: str | None = None
+    try:
+        access = load_kube_access(settings.kubeconfig)
+    except KubeUnavailable as exc:
+        unavailable = str(exc)
+    async with AsyncExitStack() as stack:
+        runai_client = await stack.enter_async_context(
+            httpx.AsyncClient(
+                transport=_transport(retry_policy=retry_policy, throttle=throttle, allow_token_post=True),
+                auth=auth,
+                timeout=timeout,
+            )
         )
-
-    @asynccontextmanager
-    async def live_sources(
-        self,
-        *,
-        recorder: Recorder | None = None,
-        observer: Callable[[str], None] | None = None,
-        timeout: float = DEFAULT_TIMEOUT_SECONDS,
-        retry_policy: RetryPolicy | None = None,
-        throttle: Throttle | None = None,
-        deadline_seconds: float | None = None,
-        settings: RunaiSettings | None = None,
-    ) -> AsyncIterator[SourceMaker]:
-        """Live clients from the environment, opened once; ConfigError names a missing variable.
-
-        Every source made shares the clients, so one token and one throttle serve a whole scan.
-        Tier 2 is available when kubeconfig or in-cluster credentials load (rulings G2); when they
-        do not, the reason is kept for the limitation the workflow reports if Tier 2 is needed.
-        """
-        settings = settings or RunaiSettings()
-        url, client_id, client_secret = settings.require_control_plane()
-        throttle = throttle or Throttle()
-        auth = RunaiTokenAuth(base_url=url, client_id=client_id, client_secret=client_secret)
-        access: KubeAccess | None = None
-        unavailable: str | None = None
-        try:
-            access = load_kube_access(settings.kubeconfig)
-        except KubeUnavailable as exc:
-            unavailable = str(exc)
-        async with AsyncExitStack() as stack:
-            runai_client = await stack.enter_async_context(
+        kube_client: httpx.AsyncClient | None = None
+        if access is not None:
+            kube_client = await stack.enter_async_context(
                 httpx.AsyncClient(
-                    transport=_transport(retry_policy=retry_policy, throttle=throttle, allow_token_post=True),
-                    auth=auth,
+                    transport=_transport(
+                        verify=access.verify,
+                        retry_policy=retry_policy,
+                        throttle=throttle,
+                        allow_token_post=False,
+                    ),
+                    auth=access.auth,
                     timeout=timeout,
                 )
             )
-            kube_client: httpx.AsyncClient | None = None
-            if access is not None:
-                kube_client = await stack.enter_async_context(
-                    httpx.AsyncClient(
-                        transport=_transport(
-                            verify=access.verify,
-                            retry_policy=retry_policy,
-                            throttle=throttle,
-                            allow_token_post=False,
-                        ),
-                        auth=access.auth,
-                        timeout=timeout,
-                    )
-                )
-            yield SourceMaker(
-                control_client=runai_client,
-                control_base_url=url,
-                kube_client=kube_client,
-                kube_base_url=access.host if access is not None else None,
-                tier2_unavailable_reason=unavailable,
-                recorder=recorder,
-                observer=observer,
-                deadline_seconds=deadline_seconds,
-            )
-
-    def live_source(
-        self, request: DiagnoseRequest, *, recorder: Recorder | None = None, **options: Any
-    ) -> AbstractAsyncContextManager[RunaiSource]:
-        """One live source: the environment, not the request, names the control plane."""
-        return single_source(
-            self.live_sources(recorder=recorder, **accepted_options(self.live_sources, options))
+        yield SourceMaker(
+            control_client=runai_client,
+            control_base_url=url,
+            kube_client=kube_client,
+            kube_base_url=access.host if access is not None else None,
+            tier2_unavailable_reason=unavailable,
+            recorder=recorder,
+            observer=observer,
+            deadline_seconds=deadline_seconds,
         )
 
-    @asynccontextmanager
-    async def replay_sources(self, bundle: Bundle) -> AsyncIterator[SourceMaker]:
-        """Bundle answers at the real paths under the read-only guard; Tier 2 iff the bundle holds a
-        `k8s.*` exchange (rulings G2)."""
-        has_k8s = any(is_k8s_op(exchange.op) for exchange in bundle.exchanges)
-        async with replay_client(ROUTES, bundle) as client:
-            yield SourceMaker(
-                control_client=client,
-                control_base_url=REPLAY_BASE_URL,
-                kube_client=client if has_k8s else None,
-                kube_base_url=REPLAY_BASE_URL if has_k8s else None,
-                tier2_unavailable_reason=None if has_k8s else "the bundle holds no Kubernetes answers",
-            )
 
-    def replay_source(self, bundle: Bundle) -> AbstractAsyncContextManager[RunaiSource]:
-        return single_source(self.replay_sources(bundle))
-
-
-BACKEND = RunaiBackend()
+@asynccontextmanager
+async def replay_sources(bundle: Bundle) -> AsyncIterator[SourceMaker]:
+    """Bundle answers at the real paths under the read-only guard; Tier 2 iff the bundle holds a
+    `k8s.*` exchange (rulings G2)."""
+    has_k8s = any(is_k8s_op(exchange.op) for exchange in bundle.exchanges)
+    async with replay_client(ROUTES, bundle) as client:
+        yield SourceMaker(
+            control_client=client,
+            control_base_url=REPLAY_BASE_URL,
+            kube_client=client if has_k8s else None,
+            kube_base_url=REPLAY_BASE_URL if has_k8s else None,
+            tier2_unavailable_reason=None if has_k8s else "the bundle holds no Kubernetes answers",
+        )

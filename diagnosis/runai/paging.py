@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 from diagnosis.evidence.lenient import as_int
-from diagnosis.evidence.source import Answer
+from diagnosis.evidence.source import Answer, Source
 from diagnosis.render.i18n import Translator
 from diagnosis.runai import parse
 from diagnosis.timeutil import parse_instant
@@ -24,10 +24,8 @@ HISTORY_PAGE_SIZE = 50  # the runbook's limit=50
 MAX_PAGES = 100  # rulings G4
 
 
-class Fetcher(Protocol):
-    calls: list[str]
-
-    async def fetch(self, op: str, /, *, variant: str | None = None, **args: Any) -> Answer: ...
+# What paging reads from: the engine's evidence source.
+Fetcher = Source
 
 
 @dataclass

@@ -30,14 +30,14 @@ from diagnosis.evidence.source import Answer, Recorder
 from diagnosis.masking import mask
 from diagnosis.models import DiagnoseRequest, Diagnosis, Evidence, Exchange, Platform, Target
 from diagnosis.render.i18n import Translator
-from diagnosis.runai import parse
-from diagnosis.runai.backend import BACKEND, DEFAULT_TIMEOUT_SECONDS, SourceMaker
+from diagnosis.runai import client, parse
+from diagnosis.runai.client import DEFAULT_TIMEOUT_SECONDS, SourceMaker
 from diagnosis.runai.messages import CATALOGUE
 from diagnosis.runai.paging import Paged, read_pages
 from diagnosis.runai.phases import FAILED, FAILING_POD_PHASES, lowered
 from diagnosis.runai.settings import RunaiSettings
 from diagnosis.runai.signals import quote
-from diagnosis.scan import ScanResultBase, diagnose_each
+from diagnosis.scan import DiagnosedJob, ScanObserver, ScanProgress, ScanResultBase, ScanScope, diagnose_each
 from diagnosis.scan.recurring import ScanMember, cell
 from diagnosis.timeutil import iso, parse_duration, parse_instant
 
@@ -215,6 +215,40 @@ def nodes_of(exchanges: Sequence[Exchange]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(pod.nodeName for pod in failing or pods if pod.nodeName))
 
 
+def result_of(scope: ScanScope, jobs: Sequence[DiagnosedJob]) -> ScanResult:
+    """scan/v1 of workloads diagnosed one by one (each listed once): their images and nodes come
+    from the answers each diagnosis read."""
+    members = [
+        ScanMember(
+            name=job.diagnosis.target.name or job.diagnosis.target.workload_id or "?",
+            outcome=job.diagnosis.outcome,
+            signature=job.diagnosis.signature,
+            images=images_of(parse.Workload(), job.exchanges),
+            nodes=nodes_of(job.exchanges),
+        )
+        for job in jobs
+    ]
+    return ScanResult(
+        cluster_id=scope.cluster_id or "?",
+        project=scope.project,
+        lookback=scope.lookback or DEFAULT_LOOKBACK,
+        scanned=len(jobs),
+        results=[job.diagnosis for job in jobs],
+        members=members,
+    )
+
+
+def counts_to(progress: ScanObserver | None) -> Progress | None:
+    """The scan's `(done, total)` callback, as a `ScanProgress` observer hears it."""
+    if progress is None:
+        return None
+
+    def heard(done: int, total: int) -> None:
+        progress(ScanProgress(done=done, total=total, job_name=None))
+
+    return heard
+
+
 # --- the scan ---------------------------------------------------------------------------------------
 
 
@@ -377,7 +411,7 @@ async def live_scan_sources(
 ) -> AsyncIterator[tuple[SourceMaker, ScanThrottle]]:
     """Live clients for a scan, opened once, under one ScanThrottle (ConfigError when unset)."""
     throttle = ScanThrottle(rate_per_second)
-    async with BACKEND.live_sources(
+    async with client.live_sources(
         throttle=throttle, retry_policy=retry_policy, timeout=timeout, settings=settings
     ) as make_source:
         yield make_source, throttle

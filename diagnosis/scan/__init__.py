@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 from diagnosis.masking import mask, mask_diagnosis
-from diagnosis.models import Diagnosis, Platform
+from diagnosis.models import Diagnosis, Exchange, Platform
 from diagnosis.scan.recurring import RecurringCause, ScanMember, recurring_causes
 
 ItemT = TypeVar("ItemT")
@@ -24,7 +24,46 @@ OutcomeT = TypeVar("OutcomeT")
 # `progress(done, total, item)`: (0, total, None) before the first job, then after each one.
 EachProgress = Callable[[int, int, ItemT | None], None]
 
-__all__ = ["EachProgress", "ScanResultBase", "diagnose_each"]
+__all__ = [
+    "DiagnosedJob",
+    "EachProgress",
+    "ScanObserver",
+    "ScanProgress",
+    "ScanResultBase",
+    "ScanScope",
+    "diagnose_each",
+]
+
+
+@dataclass(frozen=True)
+class ScanScope:
+    """What a scan covers: a ModelArts region, or a Run:ai cluster (and project) within a lookback."""
+
+    platform: Platform
+    region: str | None = None
+    cluster_id: str | None = None
+    project: str | None = None
+    lookback: str | None = None
+
+
+@dataclass(frozen=True)
+class ScanProgress:
+    """How far a scan is: jobs diagnosed out of those the listing kept; the last one's name if known."""
+
+    done: int
+    total: int
+    job_name: str | None
+
+
+ScanObserver = Callable[[ScanProgress], None]
+
+
+@dataclass(frozen=True)
+class DiagnosedJob:
+    """One job's diagnosis and the answers it was read from (a scan's images and nodes come from these)."""
+
+    diagnosis: Diagnosis
+    exchanges: Sequence[Exchange] = ()
 
 
 @dataclass(kw_only=True)

@@ -32,8 +32,8 @@ from bot.server import ThreadedServer, wsgi_app
 from bot.slack_client import make_client
 from bot.state.store import StateStore
 from bot.work import JobRunner
-from diagnosis.modelarts.scan import ScanProgress
 from diagnosis.models import Choice, DiagnoseRequest, Diagnosis, Exchange
+from diagnosis.scan import ScanProgress
 from tests.blocks.checks import assert_message_within_limits, assert_view_within_limits
 from tests.fakes.slack_api import FakeSlackApi
 

@@ -14,7 +14,7 @@ from bot.backends import BundlesBackend
 from bot.progress import ScanProgressReporter
 from bot.state.store import StateStore
 from bot.worker import Worker
-from diagnosis.modelarts.scan import ScanProgress
+from diagnosis.scan import ScanProgress
 from tests.bot.examples import OOM, example_diagnosis
 from tests.bot.harness import ScriptedBackend, running_bot
 from tests.fakes.slack_api import Call, FakeSlackApi

@@ -15,7 +15,7 @@ from cli.main import main
 from diagnosis import engine
 from diagnosis.evidence.bundles import load_bundle
 from diagnosis.evidence.http import RetryPolicy, Throttle
-from diagnosis.modelarts.backend import BACKEND
+from diagnosis.modelarts import client as modelarts_client
 from diagnosis.modelarts.scan import run_scan
 from diagnosis.models import Bundle, Diagnosis, Exchange
 from simulator.server import Fault, SimServer
@@ -137,7 +137,7 @@ async def test_scan_pages_through_the_list_under_a_rate_limit(environment: pytes
     with SimServer([bundle], modelarts_keys=(AK, SK)) as sim:
         point_at(environment, sim)
         seen: list[int] = []
-        async with BACKEND.live_sources(
+        async with modelarts_client.live_sources(
             region="cn-north-4", throttle=Throttle(200.0), retry_policy=FAST_RETRY
         ) as make:
             result = await run_scan(
@@ -264,7 +264,7 @@ def test_cli_scan_offline_and_replay(capsys: pytest.CaptureFixture[str]) -> None
 
 async def test_the_client_refuses_anything_but_reads() -> None:
     from diagnosis.evidence.http import MutatingRequestRefused
-    from diagnosis.modelarts.backend import build_client
+    from diagnosis.modelarts.client import build_client
     from diagnosis.modelarts.signer import AkSkAuth
 
     sent: list[str] = []

@@ -14,7 +14,7 @@ import pytest
 from diagnosis.evidence.http import MutatingRequestRefused, ReadOnlyGuard
 from diagnosis.evidence.source import HttpSource
 from diagnosis.runai.auth import RunaiTokenAuth, TokenFailureTransport, jwt_expiry
-from diagnosis.runai.backend import TOKEN_POST
+from diagnosis.runai.client import TOKEN_POST
 from diagnosis.runai.routes import ROUTES
 
 BASE = "http://runai.test"

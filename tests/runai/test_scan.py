@@ -20,8 +20,8 @@ from diagnosis.evidence.bundles import parse_bundle
 from diagnosis.evidence.http import RetryPolicy
 from diagnosis.models import Bundle
 from diagnosis.render.charts import png_size
+from diagnosis.runai import client as runai_client
 from diagnosis.runai import scan as scan_module
-from diagnosis.runai.backend import BACKEND
 from diagnosis.runai.scan import (
     ScanResult,
     ScanThrottle,
@@ -209,7 +209,7 @@ def test_the_list_filter_names_cluster_project_phase_and_lookback() -> None:
 
 async def offline(bundle: dict[str, Any], **options: Any) -> ScanResult:
     parsed = parse_bundle(bundle)
-    async with BACKEND.replay_sources(parsed) as make_source:
+    async with runai_client.replay_sources(parsed) as make_source:
         return await scan_with(make_source, cluster_id=CLUSTER, now=parsed.captured_at, **options)
 
 

@@ -23,7 +23,7 @@ from pydantic import SecretStr
 from diagnosis import engine
 from diagnosis.evidence.http import RetryPolicy
 from diagnosis.evidence.source import Recorder
-from diagnosis.modelarts.backend import bundle_project_id
+from diagnosis.modelarts.client import bundle_project_id
 from diagnosis.modelarts.settings import DEFAULT_REGION, region_env_name
 from diagnosis.models import Bundle, Diagnosis
 from diagnosis.runai.settings import RunaiSettings

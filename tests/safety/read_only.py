@@ -23,7 +23,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from diagnosis.masking import mask
-from diagnosis.modelarts.backend import BACKEND as MODELARTS
+from diagnosis.modelarts import client as modelarts_client
 from diagnosis.modelarts.logurl import fetch_log_url
 from diagnosis.modelarts.scan import run_scan
 from simulator.server import Fault
@@ -102,7 +102,7 @@ async def _scan_and_log_link(result: ReadOnlyResult, rig: LiveRig, scenarios: Se
     values = rig.modelarts_environment(scan.bundle)
     with environment(values, remove=("HUAWEICLOUD_SDK_SECURITY_TOKEN", "HCLOUD_PROFILE")):
         result.runs += 1
-        async with MODELARTS.live_sources(
+        async with modelarts_client.live_sources(
             region=None, retry_policy=Budget().options()["retry_policy"]
         ) as make:
             await run_scan(make, region=None, now=scan.bundle.captured_at, concurrency=2)

@@ -18,7 +18,7 @@ from diagnosis.evidence.http import AllowedPost, ReadOnlyGuard
 from diagnosis.evidence.matching import find_exchange
 from diagnosis.evidence.routes import RouteTable
 from diagnosis.evidence.source import CallLog, HttpSource, NotRecorded
-from diagnosis.modelarts.backend import bundle_project_id
+from diagnosis.modelarts.client import bundle_project_id
 from diagnosis.modelarts.routes import READ_ONLY_POSTS
 from diagnosis.modelarts.settings import DEFAULT_REGION
 from diagnosis.models import Bundle, Diagnosis

@@ -1,0 +1,79 @@
+"""ModelArts plugged into the engine (diagnosis.engine): routes, workflow, sources and scans."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
+from datetime import datetime
+from typing import Any
+
+from diagnosis.engine import PlatformBackend
+from diagnosis.evidence.makers import accepted_options, single_source
+from diagnosis.evidence.routes import RouteTable
+from diagnosis.evidence.source import HttpSource, Recorder, Source
+from diagnosis.modelarts import client
+from diagnosis.modelarts import scan as modelarts_scan
+from diagnosis.modelarts.logurl import fetch_log_url
+from diagnosis.modelarts.messages import LANGUAGES
+from diagnosis.modelarts.routes import ROUTES
+from diagnosis.modelarts.workflow import diagnose as run_workflow
+from diagnosis.models import Bundle, DiagnoseRequest, Diagnosis, Platform
+from diagnosis.scan import DiagnosedJob, ScanObserver, ScanScope
+
+__all__ = ["BACKEND", "ModelArtsBackend"]
+
+
+class ModelArtsBackend:
+    name: Platform = "modelarts"
+    routes: RouteTable = ROUTES
+    languages: tuple[str, ...] = LANGUAGES
+
+    async def diagnose(
+        self, request: DiagnoseRequest, source: Source, *, now: datetime, lang: str
+    ) -> Diagnosis:
+        return await run_workflow(request, source, now=now, lang=lang)
+
+    def live_source(
+        self, request: DiagnoseRequest, *, recorder: Recorder | None = None, **options: Any
+    ) -> AbstractAsyncContextManager[HttpSource]:
+        """One signed live source for the request's region."""
+        chosen = {**accepted_options(client.live_sources, options), "region": request.region}
+        return single_source(client.live_sources(recorder=recorder, **chosen))
+
+    def replay_source(self, bundle: Bundle) -> AbstractAsyncContextManager[HttpSource]:
+        return single_source(client.replay_sources(bundle))
+
+    async def scan(
+        self,
+        scope: ScanScope,
+        *,
+        now: datetime,
+        lang: str,
+        progress: ScanObserver | None = None,
+        rate_per_second: float | None = None,
+    ) -> modelarts_scan.ScanResult:
+        async with client.live_sources(region=scope.region) as make_source:
+            return await modelarts_scan.run_scan(
+                make_source, region=scope.region, now=now, lang=lang, progress=progress
+            )
+
+    async def replay_scan(
+        self, capture: Bundle, scope: ScanScope, *, lang: str, progress: ScanObserver | None = None
+    ) -> modelarts_scan.ScanResult:
+        async with client.replay_sources(capture) as make_source:
+            return await modelarts_scan.run_scan(
+                make_source,
+                region=str(make_source.fixed_args.get("region") or "") or None,
+                now=capture.captured_at,
+                lang=lang,
+                progress=progress,
+            )
+
+    def scan_of(self, scope: ScanScope, jobs: Sequence[DiagnosedJob]) -> modelarts_scan.ScanResult:
+        return modelarts_scan.result_of(scope, jobs)
+
+    async def log_link(self, *, job_id: str, task_id: str, region: str | None) -> str:
+        return await fetch_log_url(job_id=job_id, task_id=task_id, region=region)
+
+
+BACKEND: PlatformBackend = ModelArtsBackend()

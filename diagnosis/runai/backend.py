@@ -1,0 +1,97 @@
+"""Run:ai plugged into the engine (diagnosis.engine): routes, workflow, sources and scans."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
+from datetime import datetime
+from typing import Any
+
+from diagnosis.engine import NotOffered, PlatformBackend
+from diagnosis.evidence.makers import accepted_options, single_source
+from diagnosis.evidence.routes import RouteTable
+from diagnosis.evidence.source import Recorder, Source
+from diagnosis.models import Bundle, DiagnoseRequest, Diagnosis, Platform
+from diagnosis.runai import client, workflow
+from diagnosis.runai import scan as runai_scan
+from diagnosis.runai.messages import LANGUAGES
+from diagnosis.runai.routes import ROUTES
+from diagnosis.runai.source import RunaiSource
+from diagnosis.scan import DiagnosedJob, ScanObserver, ScanScope
+
+__all__ = ["BACKEND", "RunaiBackend"]
+
+
+class RunaiBackend:
+    name: Platform = "runai"
+    routes: RouteTable = ROUTES
+    languages: tuple[str, ...] = LANGUAGES
+
+    async def diagnose(
+        self, request: DiagnoseRequest, source: Source, *, now: datetime, lang: str
+    ) -> Diagnosis:
+        return await workflow.diagnose(
+            request,
+            source,
+            now=now,
+            lang=lang,
+            tier2_available=bool(getattr(source, "tier2_available", False)),
+            tier2_unavailable_reason=getattr(source, "tier2_unavailable_reason", None),
+        )
+
+    def live_source(
+        self, request: DiagnoseRequest, *, recorder: Recorder | None = None, **options: Any
+    ) -> AbstractAsyncContextManager[RunaiSource]:
+        """One live source: the environment, not the request, names the control plane."""
+        return single_source(
+            client.live_sources(recorder=recorder, **accepted_options(client.live_sources, options))
+        )
+
+    def replay_source(self, bundle: Bundle) -> AbstractAsyncContextManager[RunaiSource]:
+        return single_source(client.replay_sources(bundle))
+
+    async def scan(
+        self,
+        scope: ScanScope,
+        *,
+        now: datetime,
+        lang: str,
+        progress: ScanObserver | None = None,
+        rate_per_second: float | None = None,
+    ) -> runai_scan.ScanResult:
+        if not scope.cluster_id:
+            raise ValueError("a Run:ai scan needs its cluster")
+        return await runai_scan.run_scan(
+            cluster_id=scope.cluster_id,
+            project=scope.project,
+            lookback=scope.lookback or runai_scan.DEFAULT_LOOKBACK,
+            now=now,
+            rate_per_second=rate_per_second or runai_scan.DEFAULT_RATE_PER_SECOND,
+            progress=runai_scan.counts_to(progress),
+            lang=lang,
+        )
+
+    async def replay_scan(
+        self, capture: Bundle, scope: ScanScope, *, lang: str, progress: ScanObserver | None = None
+    ) -> runai_scan.ScanResult:
+        recorded = capture.request
+        async with client.replay_sources(capture) as make_source:
+            return await runai_scan.scan_with(
+                make_source,
+                cluster_id=str(recorded.get("cluster_id") or scope.cluster_id),
+                project=recorded.get("project") or None,
+                # The recorded pages answer the recorded filter only: the capture's own lookback.
+                lookback=str(recorded.get("lookback") or scope.lookback or runai_scan.DEFAULT_LOOKBACK),
+                now=capture.captured_at,
+                lang=lang,
+                progress=runai_scan.counts_to(progress),
+            )
+
+    def scan_of(self, scope: ScanScope, jobs: Sequence[DiagnosedJob]) -> runai_scan.ScanResult:
+        return runai_scan.result_of(scope, jobs)
+
+    async def log_link(self, *, job_id: str, task_id: str, region: str | None) -> str:
+        raise NotOffered("Run:ai offers no log link: the logs are read through Kubernetes")
+
+
+BACKEND: PlatformBackend = RunaiBackend()
