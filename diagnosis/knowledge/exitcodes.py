@@ -1,7 +1,13 @@
-"""What a training process's exit code means (k8s-signals.md §10, modelarts-api.md §9.2).
+"""What a training process's exit code means: the one catalogue of exit codes.
 
-Convention: a process killed by signal N exits with 128+N (shells, containerd); Python's
-subprocess and torchrun report a killed child as a negative code (`exitcode: -9`). Codes with no
+`diagnose explain`, both platforms' workflows and the reports read it: the signal a code stands
+for, its meaning in each language, its usual cause in a training pod, and what a job's exit code
+says when nothing else names a cause (`EXIT_READINGS`).
+
+Convention: a process killed by signal N exits with 128+N (the shell and containerd report it so,
+https://www.gnu.org/software/bash/manual/html_node/Exit-Status.html); Python's subprocess and
+torchrun report a killed child as a negative code (`exitcode: -9`,
+https://docs.python.org/3/library/subprocess.html#subprocess.Popen.returncode). Codes with no
 documented meaning say so instead of guessing.
 """
 
@@ -9,6 +15,8 @@ from __future__ import annotations
 
 import signal as _signal
 from dataclasses import dataclass, field
+
+from diagnosis.models import Category
 
 LANGUAGES = ("en", "fr", "zh", "ja")
 
@@ -319,3 +327,46 @@ def describe_exit_code(code: int, lang: str = "en") -> str:
         label += f" ({info.signal})"
     end = "。" if language in ("zh", "ja") else "."
     return f"{label}{_SEPARATOR[language]}{info.meaning(language)}{end}"
+
+
+def killing_signal(code: int) -> str | None:
+    """The signal an exit code stands for (`SIGKILL` for 137 and for -9), or None."""
+    return exit_code_info(code).signal
+
+
+# A process killed from outside: SIGKILL or SIGTERM, as the shell or containerd reports it (137,
+# 143) and as torchrun reports a killed child (-9, -15). Without OOMKilled or another explanation
+# such an exit names no cause: something else (the kubelet, a stop, a probe) killed it.
+KILLED_FROM_OUTSIDE = frozenset({137, 143, -9, -15})
+# ModelArts documents 137 and 247 (-9 read as an unsigned byte) as a killed process, most often
+# out of memory: with a memory hint at the end of the log (`Killed`) they read as a memory kill.
+MEMORY_KILL_CODES = frozenset({137, 247})
+
+
+@dataclass(frozen=True)
+class ExitReading:
+    """What a job's non-zero exit code says when no message, event or log line names a cause: a
+    category (MEDIUM at best), the id of the sentence that words it, the ids of the fixes offered."""
+
+    category: Category
+    meaning_id: str
+    fix_ids: tuple[str, ...] = ()
+
+
+_USER_ERROR = ExitReading("CRASH_APP_ERROR", "exit.user_error", ("fix_code",))
+_KILLED = ExitReading("UNKNOWN", "exit.137")
+EXIT_READINGS: dict[int, ExitReading] = {
+    1: _USER_ERROR,
+    2: _USER_ERROR,
+    134: ExitReading("CRASH_APP_ERROR", "exit.134", ("fix_code",)),
+    137: _KILLED,
+    139: ExitReading("CRASH_APP_ERROR", "exit.139", ("pin_dependencies",)),
+    247: _KILLED,
+}
+# Any other non-zero code: no known specific meaning (its signal named when it has one).
+OTHER_EXIT = ExitReading("UNKNOWN", "exit.other")
+MEMORY_KILL = ExitReading("OOM_KILLED", "exit.137_oom")
+
+
+def exit_reading(code: int) -> ExitReading:
+    return EXIT_READINGS.get(code, OTHER_EXIT)

@@ -11,11 +11,17 @@ Each row names a failure class (`kind`) and gives:
   come before the broad ones they overlap (kernel OOM before the shell `Killed` line, NCCL
   watchdog timeouts before NCCL errors, everything before the generic `ERROR` row).
 
-Sources: shared/reference/k8s-signals.md §10-§11 (literal lines from public issue threads) and
-modelarts-api.md §9 (ModelArts log messages, Ascend/CANN and torch_npu codes); rulings G14
-(consequences: collective timeouts and launcher wrappers that follow another worker's failure;
-progress lines are never failures) and G16 (device-memory and device errors raised in the user's
-process are application errors; Xid, uncorrectable ECC, a lost GPU or NPU heartbeat are hardware).
+The literal lines come from public issue threads (PyTorch, NCCL, NVIDIA driver and Ascend CANN
+reports) and from the ModelArts log messages. Collective-communication timeouts and launcher
+wrappers usually follow another worker's failure: they are consequences. Lines that only report
+progress or set-up are never failures. Device-memory and device errors raised in the user's
+process are application errors; an NVIDIA Xid
+(https://docs.nvidia.com/deploy/xid-errors/index.html), an uncorrectable ECC error or a lost GPU
+or NPU heartbeat is the node's hardware.
+
+`FINDING_KINDS` says once, for every platform, what a finding of each kind names: its category,
+whether it names the failure directly, and its role (a cause, a consequence, or a kill that
+another finding must explain).
 """
 
 from __future__ import annotations
@@ -23,6 +29,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from typing import Literal
+
+from diagnosis.knowledge.rows import Role
+from diagnosis.models import Category
 
 FindingKind = Literal[
     "traceback",
@@ -41,6 +50,44 @@ FindingKind = Literal[
     "data_access",
     "error",
 ]
+
+
+@dataclass(frozen=True)
+class KindReading:
+    category: Category | None
+    direct: bool = True
+    role: Role = "cause"
+
+
+FINDING_KINDS: dict[FindingKind, KindReading] = {
+    "traceback": KindReading("CRASH_APP_ERROR"),
+    "cuda_oom": KindReading("CRASH_APP_ERROR"),
+    "cuda_error": KindReading("CRASH_APP_ERROR"),
+    "nccl_error": KindReading("COMMUNICATION_FAILURE"),
+    "nccl_timeout": KindReading("COMMUNICATION_FAILURE", role="consequence"),
+    "rendezvous": KindReading("COMMUNICATION_FAILURE"),
+    "oom_killed": KindReading("OOM_KILLED"),
+    "segfault": KindReading("CRASH_APP_ERROR"),
+    "bus_error": KindReading("CRASH_APP_ERROR"),
+    "hardware": KindReading("NODE_FAILURE"),
+    # A killed process (`Killed`, return code 137) names no cause until something explains the kill.
+    "killed": KindReading(None, direct=False, role="kill"),
+    "disk_full": KindReading("CRASH_APP_ERROR"),
+    "child_failed": KindReading("CRASH_APP_ERROR", role="consequence"),
+    "data_access": KindReading("DATA_ACCESS_FAILED"),
+    # A generic `ERROR …` line names a failure less surely than a traceback.
+    "error": KindReading("CRASH_APP_ERROR", direct=False),
+}
+
+
+def kinds_naming(categories: frozenset[Category], *, direct: bool) -> tuple[FindingKind, ...]:
+    """The finding kinds that name one of `categories` as a cause (directly or not)."""
+    return tuple(
+        kind
+        for kind, reading in FINDING_KINDS.items()
+        if reading.role == "cause" and reading.category in categories and reading.direct is direct
+    )
+
 
 # Tiers order findings of equal standing: direct signals (0) before generic error lines (1).
 DIRECT = 0
@@ -80,20 +127,21 @@ class LineRule:
 # The header that opens a Python traceback; the scanner then follows the frames line by line.
 TRACEBACK_HEADER = "Traceback \\(most recent call last\\)"
 
-# Ascend/CANN codes: `E` + module letter or digit + 4 digits (modelarts-api.md §9.4).
+# Ascend/CANN codes: `E` + module letter or digit + 4 digits
+# (https://www.hiascend.com/document, "Error Codes" of the CANN application development guide).
 _ASCEND_CODE = r"(?<![A-Za-z0-9])(E[0-9A-Z][0-9A-Z][0-9]{3})(?![0-9A-Za-z])"
-# torch_npu codes: `ERR` + 2-digit module + 3-digit type (modelarts-api.md §9.5).
+# torch_npu codes: `ERR` + 2-digit module + 3-digit type (https://gitee.com/ascend/pytorch).
 _TORCH_NPU_CODE = r"(?<![A-Za-z0-9])(ERR[0-9]{5})(?![0-9])"
 _EXITCODE = r"exitcode\s*:\s*(-?[0-9]+)"
 _RETURN_CODE = r"return code:\s*(-?[0-9]+)"
 _SIGNAL_PID = r"Signal ([0-9]+) \(SIG[A-Z]+\) received by PID"
 _ABORTS = frozenset({"nccl_timeout", "child_failed"})
 
-# Lines that only report progress or set-up are never failures (rulings G14).
+# Lines that only report progress or set-up are never failures.
 NEVER_FAILURE: tuple[str, ...] = ("NCCL INFO", "Init COMPLETE")
 
 LINE_RULES: tuple[LineRule, ...] = (
-    # --- hardware: NODE_FAILURE material (G16) -------------------------------------------------
+    # --- hardware: NODE_FAILURE material -------------------------------------------------
     LineRule("gpu_xid", "hardware", ("NVRM: Xid", "Xid \\(PCI:"), code=r"(Xid \(PCI:[^)]*\):?\s*[0-9]+|Xid)"),
     LineRule("gpu_fallen_off_bus", "hardware", ("fallen off the bus",)),
     LineRule("gpu_lost", "hardware", ("GPU is lost",)),
@@ -108,7 +156,7 @@ LINE_RULES: tuple[LineRule, ...] = (
     # --- kernel OOM killer: host memory (OOM_KILLED material) ------------------------------------
     LineRule("kernel_oom_kill", "oom_killed", ("Out of memory: Kill", "invoked oom-killer", "oom-kill:")),
     LineRule("cgroup_oom", "oom_killed", ("Memory cgroup out of memory",)),
-    # --- accelerator memory exhausted in the user's process (CRASH_APP_ERROR, G16) -------------
+    # --- accelerator memory exhausted in the user's process (CRASH_APP_ERROR) -------------
     LineRule("cuda_out_of_memory", "cuda_oom", ("CUDA out of memory", "OutOfMemoryError")),
     LineRule(
         "cuda_error_out_of_memory", "cuda_oom", ("CUDA error: out of memory", "CUBLAS_STATUS_ALLOC_FAILED")
@@ -121,7 +169,7 @@ LINE_RULES: tuple[LineRule, ...] = (
         confirm=r"(?<![A-Za-z0-9])(EL0004|EL9999|EI0011)(?![0-9])",
         code=r"(EL0004|EL9999|EI0011)",
     ),
-    # --- collective-communication timeouts: consequences of another worker's failure (G14) -----
+    # --- collective-communication timeouts: consequences of another worker's failure -----
     LineRule(
         "nccl_watchdog_timeout",
         "nccl_timeout",
@@ -139,7 +187,7 @@ LINE_RULES: tuple[LineRule, ...] = (
         ),
         is_consequence=True,
     ),
-    # --- launcher wrappers (torchrun/elastic) reporting a child's death (G14) --------------------
+    # --- launcher wrappers (torchrun/elastic) reporting a child's death --------------------
     LineRule("torchrun_child_failed", "child_failed", ("ChildFailedError",), is_consequence=True),
     LineRule(
         "torchrun_exitcode",
@@ -205,7 +253,7 @@ LINE_RULES: tuple[LineRule, ...] = (
         confirm=r"(?<![A-Za-z0-9])ERR02[0-9]{3}(?![0-9])",
         code=_TORCH_NPU_CODE,
     ),
-    # --- accelerator runtime errors raised in the user's process (CRASH_APP_ERROR, G16) ---------
+    # --- accelerator runtime errors raised in the user's process (CRASH_APP_ERROR) ---------
     LineRule(
         "cuda_error",
         "cuda_error",
@@ -262,7 +310,7 @@ LINE_RULES: tuple[LineRule, ...] = (
     ),
     # --- disk -------------------------------------------------------------------------------------
     LineRule("disk_full", "disk_full", ("No space left on device", "Errno 28]", "Disk quota exceeded")),
-    # --- ModelArts OBS access (DATA_ACCESS_FAILED material, modelarts-api.md §9.3) ---------------
+    # --- ModelArts OBS access (DATA_ACCESS_FAILED material) ---------------
     LineRule(
         "obs_access",
         "data_access",
@@ -280,7 +328,7 @@ LINE_RULES: tuple[LineRule, ...] = (
         ("killed by signal", "exited unexpectedly"),
         confirm=r"killed by signal|DataLoader worker.*exited unexpectedly|exited unexpectedly",
     ),
-    # `[ModelArts Service Log]Training end with return code: 137` (modelarts-api.md §9.1).
+    # `[ModelArts Service Log]Training end with return code: 137`: the platform's own summary line.
     LineRule(
         "modelarts_return_code_killed",
         "killed",

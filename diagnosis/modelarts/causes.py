@@ -38,13 +38,13 @@ def measurements(job: Job, task: str | None = None) -> Measurements:
 
 
 def recommendations(
-    run: Run, rule_fixes: Sequence[rules.Fix], values: dict[str, str], *, medium: bool
+    run: Run, fix_ids: Sequence[str], values: dict[str, str], *, medium: bool
 ) -> list[Recommendation]:
-    """The rule's fixes, worded; at MEDIUM each is introduced as something to try."""
+    """The fixes (by id), worded; at MEDIUM each is introduced as something to try."""
     found = []
     engine = run.job.engine_name if run.job is not None else None
     filled = {"framework": engine or run.t("label.framework"), **fill(values)}
-    for fix in rule_fixes:
+    for fix in (rules.FIXES[fix_id] for fix_id in fix_ids):
         text = run.t(f"fix.{fix.key}", **filled)
         if medium:
             text = run.t("medium.try") + "\n" + text

@@ -1,11 +1,13 @@
-"""Rulings M5/M6: a non-zero exit code with nothing naming a cause is MEDIUM at best.
+"""A non-zero exit code with nothing naming a cause: MEDIUM at best, never HIGH.
 
-The exit-code table (rules.EXIT_CODE_RULES) gives the category; 137/247 is OOM_KILLED only when
-a log read hints at memory (signals.oom_hint), else the table's reading stands.
+The exit-code catalogue (diagnosis.knowledge.exitcodes) gives the category and the ids of the
+sentence and fixes; 137/247 is a memory kill (OOM_KILLED) only when the end of a log read hints at
+memory (signals.oom_hint), else it stays unexplained (UNKNOWN).
 """
 
 from __future__ import annotations
 
+from diagnosis.knowledge.exitcodes import MEMORY_KILL, MEMORY_KILL_CODES, exit_reading, killing_signal
 from diagnosis.modelarts import rules
 from diagnosis.modelarts.causes import recommendations
 from diagnosis.modelarts.fault_level import fault_level
@@ -13,9 +15,7 @@ from diagnosis.modelarts.parse import Job, TaskStatus
 from diagnosis.modelarts.run import Run
 from diagnosis.modelarts.signals import oom_hint, shorten
 from diagnosis.modelarts.wording import inline
-from diagnosis.models import Category, Diagnosis, Measurements
-
-OOM_EXIT_CODES = (137, 247)
+from diagnosis.models import Diagnosis, Measurements
 
 
 def exit_code_verdict(run: Run, job: Job) -> Diagnosis | None:
@@ -25,23 +25,20 @@ def exit_code_verdict(run: Run, job: Job) -> Diagnosis | None:
     if failing is None or failing.exit_code is None:
         return None
     code = failing.exit_code
-    rule = rules.exit_code_rule(code)
-    signal = rules.signal_name(code)
+    reading = exit_reading(code)
+    signal = killing_signal(code)
     values = {
         "code": str(code),
         "signal_part": t("exit.signal_part", signal=signal) if signal else "",
         "task": failing.task or "?",
     }
     message_part = _message_part(run, failing)
-    category: Category = "UNKNOWN"
-    meaning_key = "exit.other"
-    fixes: tuple[rules.Fix, ...] = ()
-    if rule is not None:
-        category, meaning_key, fixes = rule.category, rule.meaning_key, rule.fixes
-    if code in OOM_EXIT_CODES and oom_hint(list(run.previews_read.values())):
-        category, meaning_key = "OOM_KILLED", "exit.137_oom"
-        fixes = rules.RULES_BY_NAME["host_oom"].fixes
-    meaning = t(meaning_key, **values)
+    fixes = reading.fix_ids
+    if code in MEMORY_KILL_CODES and oom_hint(list(run.previews_read.values())):
+        # The memory kill offers the host-memory row's fixes.
+        reading, fixes = MEMORY_KILL, rules.RULES_BY_NAME["host_oom"].fixes
+    category = reading.category
+    meaning = t(reading.meaning_id, **values)
     root = t(
         "root.exit_code", task=failing.task or "?", code=code, message_part=message_part, meaning=meaning
     )

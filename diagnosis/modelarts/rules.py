@@ -1,15 +1,17 @@
-"""Phase 4 of the ModelArts runbook as data: one named rule per failure pattern.
+"""The ModelArts failure patterns as data: one row per pattern (the runbook's phase 4).
 
-A rule maps a pattern found in a task message, a platform analysis, an error event or a log line
-to a category (contracts section 2) and a meaning (messages.py `meaning.<rule name>`), with the
-fixes to offer (`fix.<key>`, one 方案 each). Adding a pattern is adding one row here and one test
-bundle. Order matters only inside one line: the first rule whose pattern matches a line names it,
-so specific rows come before general ones (`CUDA out of memory` before `RuntimeError`).
+A row maps a pattern found in a task message, the platform's own analysis, an error event or a
+log line to a category and to the ids of its messages (`meaning.<row name>`, and one `fix.<id>`
+per 方案 it offers, in diagnosis.modelarts.messages). Its keyword prefilter is derived from its
+pattern (diagnosis.knowledge.literals), never copied. Adding a pattern is adding one row here
+and one test bundle that carries its expected verdict. The first row whose pattern matches a line
+names it, so specific rows come before general ones (`CUDA out of memory` before `RuntimeError`).
 
-Device-memory exhaustion and CUDA/NPU errors raised in the user's process are `CRASH_APP_ERROR`;
-hardware faults are `NODE_FAILURE` (rulings G16). Collective-communication timeouts and launcher
-wrappers (`ChildFailedError`) usually follow another worker's failure: they are consequences
-(rulings G14) and only name the cause when nothing else does.
+Device-memory exhaustion and CUDA/NPU errors raised in the user's process are application errors
+(`CRASH_APP_ERROR`); a GPU that fell off the bus, an uncorrectable ECC error or a lost NPU
+heartbeat is the node's hardware (`NODE_FAILURE`). Collective-communication timeouts and launcher
+wrappers (`ChildFailedError`) usually follow another worker's failure: they are consequences and
+only name the cause when nothing else does.
 """
 
 from __future__ import annotations
@@ -18,12 +20,16 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from diagnosis.knowledge.literals import required_literals
+from diagnosis.knowledge.rows import Row
+from diagnosis.logs.rules import FindingKind
 from diagnosis.models import CATEGORY_PRECEDENCE, Category
 
 
 @dataclass(frozen=True)
 class Fix:
-    """One 方案: the message key of its numbered steps and whether they change anything (G11)."""
+    """One 方案: the id of its numbered steps (`fix.<id>`) and whether they change anything (a
+    person runs such a step after confirming; the product never does)."""
 
     key: str
     changes_resources: bool = True
@@ -31,28 +37,41 @@ class Fix:
 
 ValueReader = Callable[[re.Match[str], str], dict[str, str]]
 
+# Where the rows are read: every free text the workflow fetches.
+TEXT_FIELDS = (
+    "ShowTrainingJobDetails status.task_statuses[].message",
+    "ShowTrainingJobDetails status.running_records[] (analysis, fault records)",
+    "ListTrainingJobEvents events[].message",
+    "ShowTrainingJobLogsPreview content",
+)
+
 
 def _no_values(_match: re.Match[str], _line: str) -> dict[str, str]:
     return {}
 
 
-@dataclass(frozen=True)
-class Rule:
-    name: str
-    category: Category
+@dataclass(frozen=True, kw_only=True)
+class Rule(Row):
     pattern: re.Pattern[str]
-    fixes: tuple[Fix, ...]
-    # A direct signal is HIGH evidence on its own; an indirect one only supports a MEDIUM cause.
-    direct: bool = True
-    consequence: bool = False
     values: ValueReader = field(default=_no_values)
-    # Lower-case literals of which every match contains one: a fast way to find candidate lines
-    # in a 5 MB log. A rule without keywords is only applied to lines found another way.
-    keywords: tuple[str, ...] = ()
+    # Whether the row is looked for in a whole log by its keywords (rule_hits). The rows that name
+    # a traceback's last line, or an Ascend code by its shape, have no useful literal: they are only
+    # applied to lines found another way.
+    prefilter: bool = True
+    # The log scanner's finding kinds this row words when no row names the line itself (a
+    # `DistNetworkError` line the scanner flags as a rendezvous failure, …).
+    words: tuple[FindingKind, ...] = ()
+    reads: tuple[str, ...] = TEXT_FIELDS
+    keywords: tuple[str, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "keywords", required_literals(self.pattern) if self.prefilter else ())
+        if not self.meaning:
+            object.__setattr__(self, "meaning", f"meaning.{self.name}")
 
     @property
     def meaning_key(self) -> str:
-        return f"meaning.{self.name}"
+        return self.meaning
 
 
 def _rx(pattern: str) -> re.Pattern[str]:
@@ -86,310 +105,324 @@ EXCEPTION_LINE = re.compile(
     r"^(?P<name>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Warning|Failure|Fault)\w*)(?::\s*(?P<message>.*))?$"
 )
 
-REBUILD_IMAGE = Fix("rebuild_image")
-OFFLINE_INSTALL = Fix("offline_install")
-FIX_CODE = Fix("fix_code")
-RERUN_ELSEWHERE = Fix("rerun_elsewhere")
-TICKET = Fix("open_ticket", changes_resources=False)
+# The fixes, by id: whether a fix changes a job, a resource, a quota or a permission.
+FIXES: dict[str, Fix] = {
+    fix.key: fix
+    for fix in (
+        Fix("reduce_batch"),
+        Fix("bigger_flavor"),
+        Fix("rerun_elsewhere"),
+        Fix("open_ticket", changes_resources=False),
+        Fix("reduce_host_memory"),
+        Fix("bigger_memory_flavor"),
+        Fix("check_code_dir"),
+        Fix("check_obs_paths"),
+        Fix("grant_obs"),
+        Fix("check_mount"),
+        Fix("check_image"),
+        Fix("raise_quota"),
+        Fix("smaller_or_other_pool"),
+        Fix("wait_for_resources", changes_resources=False),
+        Fix("find_first_failure", changes_resources=False),
+        Fix("nccl_debug"),
+        Fix("hccl_check"),
+        Fix("change_port"),
+        Fix("raise_time_limit"),
+        Fix("checkpoint_resume"),
+        Fix("newer_image"),
+        Fix("cuda_debug"),
+        Fix("rebuild_image"),
+        Fix("offline_install"),
+        Fix("fix_path"),
+        Fix("free_disk"),
+        Fix("bigger_disk_flavor"),
+        Fix("stage_in_obs"),
+        Fix("pin_dependencies"),
+        Fix("cann_check"),
+        Fix("fix_code"),
+        Fix("stall_check", changes_resources=False),
+        Fix("stall_restart"),
+    )
+}
+
+
+def fixes_for(fix_ids: tuple[str, ...]) -> tuple[Fix, ...]:
+    return tuple(FIXES[fix_id] for fix_id in fix_ids)
+
+
+_HARDWARE_FIXES = ("rerun_elsewhere", "open_ticket")
+_SCHEDULING_FIXES = ("smaller_or_other_pool", "wait_for_resources")
+
 
 RULES: tuple[Rule, ...] = (
-    # --- accelerator memory (user process, G16) ---
+    # --- accelerator memory, exhausted in the user's process ---
     Rule(
-        "device_oom",
-        "CRASH_APP_ERROR",
-        _rx(
+        name="device_oom",
+        category="CRASH_APP_ERROR",
+        pattern=_rx(
             r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory|NPU out of memory"
             r"|\bEL0004\b|\bEL9999\b|\bEI0011\b|out of (device|NPU|GPU|HBM) memory"
         ),
-        (Fix("reduce_batch"), Fix("bigger_flavor")),
-        keywords=(
-            "out of memory",
-            "outofmemory",
-            "el0004",
-            "el9999",
-            "ei0011",
-            "out of device",
-            "out of npu",
-            "out of gpu",
-            "out of hbm",
-        ),
+        fixes=("reduce_batch", "bigger_flavor"),
+        words=("cuda_oom",),
     ),
-    # --- hardware (G16) ---
+    # --- the node's hardware ---
     Rule(
-        "gpu_hardware",
-        "NODE_FAILURE",
-        _rx(
+        name="gpu_hardware",
+        category="NODE_FAILURE",
+        pattern=_rx(
             r"\bXid\b|uncorrectable ECC|ECC error|fallen off the bus|GPU is lost|device (is )?lost"
             r"|heartbeat lost|chip[ _]fault|node[ _]fault|hardware (fault|failure|error)"
         ),
-        (RERUN_ELSEWHERE, TICKET),
-        keywords=(
-            "xid",
-            "ecc",
-            "fallen off",
-            "lost",
-            "chip_fault",
-            "chip fault",
-            "node_fault",
-            "node fault",
-            "hardware",
-        ),
+        fixes=_HARDWARE_FIXES,
+        words=("hardware",),
     ),
     Rule(
-        "ascend_precheck",
-        "NODE_FAILURE",
-        _rx(r"dsmi-checker detect failed|detect failed, error: dsmi"),
-        (RERUN_ELSEWHERE, TICKET),
-        keywords=("dsmi",),
+        name="ascend_precheck",
+        category="NODE_FAILURE",
+        pattern=_rx(r"dsmi-checker detect failed|detect failed, error: dsmi"),
+        fixes=_HARDWARE_FIXES,
     ),
     Rule(
-        "node_lost",
-        "NODE_FAILURE",
-        _rx(
+        name="node_lost",
+        category="NODE_FAILURE",
+        pattern=_rx(
             r"\bnode\b.{0,60}?\b(lost|not ?ready)\b|NodeNotReady|node .*became unavailable|节点故障|节点异常"
         ),
-        (RERUN_ELSEWHERE, TICKET),
-        keywords=("lost", "notready", "not ready", "unavailable", "节点"),
+        fixes=_HARDWARE_FIXES,
     ),
     # --- host memory ---
     Rule(
-        "host_oom",
-        "OOM_KILLED",
-        _rx(
+        name="host_oom",
+        category="OOM_KILLED",
+        pattern=_rx(
             r"OOMKilled|Out of memory: Kill|oom[-_ ]kill|Memory cgroup out of memory|host memory (is )?exhausted"
         ),
-        (Fix("reduce_host_memory"), Fix("bigger_memory_flavor")),
-        keywords=("oom", "out of memory", "memory cgroup", "exhausted"),
+        fixes=("reduce_host_memory", "bigger_memory_flavor"),
+        words=("oom_killed",),
     ),
     # --- OBS / SFS access ---
     Rule(
-        "obs_code_missing",
-        "DATA_ACCESS_FAILED",
-        _rx(
+        name="obs_code_missing",
+        category="DATA_ACCESS_FAILED",
+        pattern=_rx(
             r"Get object key failed: 'Contents'|training directory does not exist|code directory does not exist"
         ),
-        (Fix("check_code_dir"),),
-        keywords=("get object key failed", "directory does not exist"),
+        fixes=("check_code_dir",),
     ),
     Rule(
-        "obs_not_found",
-        "DATA_ACCESS_FAILED",
-        _rx(
+        name="obs_not_found",
+        category="DATA_ACCESS_FAILED",
+        pattern=_rx(
             r"MoxFileNotExistsException|file or directory or bucket not found|NoSuchKey|NoSuchBucket|obs path .*(not exist|not found)"
         ),
-        (Fix("check_obs_paths"),),
-        keywords=("moxfilenotexists", "bucket not found", "nosuchkey", "nosuchbucket", "obs path"),
+        fixes=("check_obs_paths",),
     ),
     Rule(
-        "obs_forbidden",
-        "DATA_ACCESS_FAILED",
-        _rx(
+        name="obs_forbidden",
+        category="DATA_ACCESS_FAILED",
+        pattern=_rx(
             r"stat:403 reason:Forbidden|OBS path no permission|no permission .*\bOBS\b|\bOBS\b.*\b(AccessDenied|Forbidden)\b"
         ),
-        (Fix("grant_obs"),),
-        keywords=("forbidden", "no permission", "accessdenied", "stat:403"),
+        fixes=("grant_obs",),
     ),
     Rule(
-        "mount_failed",
-        "DATA_ACCESS_FAILED",
-        _rx(r"FailedMount|mount(ing)? (volume |storage )?failed|failed to mount|SFS .*failed"),
-        (Fix("check_mount"),),
-        keywords=("mount", "sfs"),
+        name="mount_failed",
+        category="DATA_ACCESS_FAILED",
+        pattern=_rx(r"FailedMount|mount(ing)? (volume |storage )?failed|failed to mount|SFS .*failed"),
+        fixes=("check_mount",),
     ),
     # --- image ---
     Rule(
-        "image_pull",
-        "IMAGE_PULL_FAILED",
-        _rx(
+        name="image_pull",
+        category="IMAGE_PULL_FAILED",
+        pattern=_rx(
             r"image pull failed|failed to pull image|pull image .*fail|ErrImagePull|ImagePullBackOff|manifest unknown|镜像拉取失败"
         ),
-        (Fix("check_image"),),
-        keywords=("pull", "manifest unknown", "镜像拉取"),
+        fixes=("check_image",),
     ),
     # --- resources ---
     Rule(
-        "quota_exceeded",
-        "RESOURCE_INSUFFICIENT",
-        _rx(r"ModelArts\.0116|quota (is )?(exceeded|insufficient)|exceeds? (the )?quota|配额不足"),
-        (Fix("raise_quota"),),
-        keywords=("modelarts.0116", "quota", "配额"),
+        name="quota_exceeded",
+        category="RESOURCE_INSUFFICIENT",
+        pattern=_rx(r"ModelArts\.0116|quota (is )?(exceeded|insufficient)|exceeds? (the )?quota|配额不足"),
+        fixes=("raise_quota",),
     ),
     Rule(
-        "resources_insufficient",
-        "RESOURCE_INSUFFICIENT",
-        _rx(
+        name="resources_insufficient",
+        category="RESOURCE_INSUFFICIENT",
+        pattern=_rx(
             r"insufficient (resources?|nvidia\.com/gpu|huawei\.com/ascend|cpu|memory|npu|gpu)"
             r"|Insufficient [\w./-]+|not enough (resources?|gpu|npu|cpu|memory)|resources? (are |is )?(insufficient|not enough|shortage|exhausted)"
             r"|\d+/\d+ nodes are available|资源不足"
         ),
-        (Fix("smaller_or_other_pool"), Fix("wait_for_resources", changes_resources=False)),
-        keywords=("insufficient", "not enough", "nodes are available", "resource", "资源不足"),
+        fixes=_SCHEDULING_FIXES,
     ),
     Rule(
-        "scheduling_failed",
-        "RESOURCE_INSUFFICIENT",
-        _rx(r"FailedScheduling|failed to schedule|scheduling failed|schedule failed|unschedulable|调度失败"),
-        (Fix("smaller_or_other_pool"), Fix("wait_for_resources", changes_resources=False)),
+        name="scheduling_failed",
+        category="RESOURCE_INSUFFICIENT",
+        pattern=_rx(
+            r"FailedScheduling|failed to schedule|scheduling failed|schedule failed|unschedulable|调度失败"
+        ),
+        fixes=_SCHEDULING_FIXES,
         direct=False,
-        keywords=("schedul", "调度失败"),
     ),
     # --- collective communication ---
     Rule(
-        "collective_timeout",
-        "COMMUNICATION_FAILURE",
-        _rx(
+        name="collective_timeout",
+        category="COMMUNICATION_FAILURE",
+        pattern=_rx(
             r"Watchdog caught collective operation timeout|collective operation timeout"
             r"|NCCL.*time(d)? ?out|HCCL.*time(d)? ?out|ProcessGroupNCCL.*Timeout|NCCL communicator was aborted"
         ),
-        (Fix("find_first_failure", changes_resources=False), Fix("nccl_debug")),
-        consequence=True,
-        keywords=("watchdog", "collective", "timeout", "timed out", "time out", "communicator was aborted"),
+        fixes=("find_first_failure", "nccl_debug"),
+        words=("nccl_timeout",),
+        role="consequence",
     ),
     Rule(
-        "nccl_error",
-        "COMMUNICATION_FAILURE",
-        _rx(
+        name="nccl_error",
+        category="COMMUNICATION_FAILURE",
+        pattern=_rx(
             r"NCCL error|ncclSystemError|ncclInternalError|ncclUnhandledCudaError|ncclRemoteError|unhandled system error|NCCL WARN"
         ),
-        (Fix("nccl_debug"), Fix("find_first_failure", changes_resources=False)),
-        keywords=("nccl", "unhandled system error"),
+        fixes=("nccl_debug", "find_first_failure"),
+        words=("nccl_error",),
     ),
     Rule(
-        "hccl_error",
-        "COMMUNICATION_FAILURE",
-        _rx(r"\bHCCL\b.*(error|fail)|\bEI9999\b|hccl.*(error|fail)"),
-        (Fix("hccl_check"), Fix("find_first_failure", changes_resources=False)),
-        keywords=("hccl", "ei9999"),
+        name="hccl_error",
+        category="COMMUNICATION_FAILURE",
+        pattern=_rx(r"\bHCCL\b.*(error|fail)|\bEI9999\b|hccl.*(error|fail)"),
+        fixes=("hccl_check", "find_first_failure"),
     ),
     Rule(
-        "port_in_use",
-        "COMMUNICATION_FAILURE",
-        _rx(r"Address already in use"),
-        (Fix("change_port"),),
-        keywords=("address already in use",),
+        name="port_in_use",
+        category="COMMUNICATION_FAILURE",
+        pattern=_rx(r"Address already in use"),
+        fixes=("change_port",),
     ),
     Rule(
-        "rendezvous",
-        "COMMUNICATION_FAILURE",
-        _rx(r"RendezvousTimeoutError|RendezvousClosedError|rendezvous .*(timed out|failed)"),
-        (Fix("find_first_failure", changes_resources=False), Fix("nccl_debug")),
-        consequence=True,
-        keywords=("rendezvous",),
+        name="rendezvous",
+        category="COMMUNICATION_FAILURE",
+        pattern=_rx(r"RendezvousTimeoutError|RendezvousClosedError|rendezvous .*(timed out|failed)"),
+        fixes=("find_first_failure", "nccl_debug"),
+        words=("rendezvous",),
+        role="consequence",
     ),
     # --- time limit ---
     Rule(
-        "time_limit",
-        "JOB_TIMEOUT",
-        _rx(
+        name="time_limit",
+        category="JOB_TIMEOUT",
+        pattern=_rx(
             r"exceed(ed|s)? (the )?(max(imum)? )?(running|run|execution|training) (time|duration)"
             r"|(running|run|execution) time (limit )?(exceeded|reached)|max_running_time|time limit (exceeded|reached)"
             r"|(training )?job .*timed? ?out|运行时长超过|运行超时"
         ),
-        (Fix("raise_time_limit"), Fix("checkpoint_resume")),
-        keywords=(
-            "exceed",
-            "time limit",
-            "max_running_time",
-            "timed out",
-            "time out",
-            "timeout",
-            "运行时长",
-            "运行超时",
-            "running time",
-            "run time",
-            "execution time",
-        ),
+        fixes=("raise_time_limit", "checkpoint_resume"),
     ),
     # --- the user's process ---
     Rule(
-        "child_failed",
-        "CRASH_APP_ERROR",
-        _rx(r"ChildFailedError|elastic.*child process.*fail"),
-        (Fix("find_first_failure", changes_resources=False),),
-        consequence=True,
-        keywords=("childfailederror", "child process"),
+        name="child_failed",
+        category="CRASH_APP_ERROR",
+        pattern=_rx(r"ChildFailedError|elastic.*child process.*fail"),
+        fixes=("find_first_failure",),
+        words=("child_failed",),
+        role="consequence",
     ),
     Rule(
-        "cuda_capability",
-        "CRASH_APP_ERROR",
-        _rx(r"CUDA capability sm_\d+ is not compatible|no kernel image is available"),
-        (Fix("newer_image"),),
-        keywords=("cuda capability", "no kernel image"),
+        name="cuda_capability",
+        category="CRASH_APP_ERROR",
+        pattern=_rx(r"CUDA capability sm_\d+ is not compatible|no kernel image is available"),
+        fixes=("newer_image",),
     ),
     Rule(
-        "cuda_error",
-        "CRASH_APP_ERROR",
-        _rx(r"CUDA error|cudaError|CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+|device-side assert"),
-        (Fix("cuda_debug"),),
-        keywords=("cuda error", "cudaerror", "cublas_status", "cudnn_status", "device-side assert"),
+        name="cuda_error",
+        category="CRASH_APP_ERROR",
+        pattern=_rx(r"CUDA error|cudaError|CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+|device-side assert"),
+        fixes=("cuda_debug",),
+        words=("cuda_error",),
     ),
     Rule(
-        "module_not_found",
-        "CRASH_APP_ERROR",
-        _rx(r"ModuleNotFoundError|No module named|ImportError"),
-        (REBUILD_IMAGE, OFFLINE_INSTALL),
+        name="module_not_found",
+        category="CRASH_APP_ERROR",
+        pattern=_rx(r"ModuleNotFoundError|No module named|ImportError"),
+        fixes=("rebuild_image", "offline_install"),
         values=_module,
-        keywords=("modulenotfounderror", "no module named", "importerror"),
     ),
     Rule(
-        "file_not_found",
-        "CRASH_APP_ERROR",
-        _rx(r"FileNotFoundError|No such file or directory"),
-        (Fix("fix_path"),),
+        name="file_not_found",
+        category="CRASH_APP_ERROR",
+        pattern=_rx(r"FileNotFoundError|No such file or directory"),
+        fixes=("fix_path",),
         values=_quoted_path,
-        keywords=("filenotfounderror", "no such file"),
     ),
     Rule(
-        "disk_full",
-        "CRASH_APP_ERROR",
-        _rx(r"No space left on device|Errno 28\b"),
-        (Fix("free_disk"), Fix("bigger_disk_flavor")),
-        keywords=("no space left", "errno 28"),
+        name="disk_full",
+        category="CRASH_APP_ERROR",
+        pattern=_rx(r"No space left on device|Errno 28\b"),
+        fixes=("free_disk", "bigger_disk_flavor"),
+        words=("disk_full",),
     ),
     Rule(
-        "no_internet",
-        "CRASH_APP_ERROR",
-        _rx(
+        name="no_internet",
+        category="CRASH_APP_ERROR",
+        pattern=_rx(
             r"urlopen error \[Errno 110\]|\[Errno 110\] Connection timed out|Temporary failure in name resolution"
             r"|Name or service not known|Max retries exceeded with url|Network is unreachable"
         ),
-        (Fix("stage_in_obs"),),
-        keywords=(
-            "errno 110",
-            "name resolution",
-            "name or service",
-            "max retries exceeded",
-            "network is unreachable",
-        ),
+        fixes=("stage_in_obs",),
     ),
     Rule(
-        "segfault",
-        "CRASH_APP_ERROR",
-        _rx(r"Segmentation fault|SIGSEGV|core dumped"),
-        (Fix("pin_dependencies"),),
-        keywords=("segmentation fault", "sigsegv", "core dumped"),
+        name="segfault",
+        category="CRASH_APP_ERROR",
+        pattern=_rx(r"Segmentation fault|SIGSEGV|core dumped"),
+        fixes=("pin_dependencies",),
+        words=("segfault", "bus_error"),
     ),
+    # Ascend CANN (`E` + module + 4 digits) and torch_npu (`ERR` + 5 digits) codes by their shape.
     Rule(
-        "npu_error",
-        "CRASH_APP_ERROR",
-        re.compile(r"\b(?P<code>ERR\d{5}|E[A-Z]\d{4}|E\d{5})\b"),
-        (Fix("cann_check"),),
+        name="npu_error",
+        category="CRASH_APP_ERROR",
+        pattern=re.compile(r"\b(?P<code>ERR\d{5}|E[A-Z]\d{4}|E\d{5})\b"),
+        fixes=("cann_check",),
         values=_code,
+        prefilter=False,
     ),
     # --- a Python exception named by a traceback's last line ---
-    Rule("value_error", "CRASH_APP_ERROR", re.compile(r"^(\w+\.)*ValueError\b"), (FIX_CODE,)),
-    Rule("index_error", "CRASH_APP_ERROR", re.compile(r"^(\w+\.)*IndexError\b"), (FIX_CODE,)),
-    Rule("key_error", "CRASH_APP_ERROR", re.compile(r"^(\w+\.)*KeyError\b"), (FIX_CODE,)),
-    Rule("type_error", "CRASH_APP_ERROR", re.compile(r"^(\w+\.)*TypeError\b"), (FIX_CODE,)),
-    Rule("attribute_error", "CRASH_APP_ERROR", re.compile(r"^(\w+\.)*AttributeError\b"), (FIX_CODE,)),
-    Rule("assertion_error", "CRASH_APP_ERROR", re.compile(r"^(\w+\.)*AssertionError\b"), (FIX_CODE,)),
-    Rule("runtime_error", "CRASH_APP_ERROR", re.compile(r"^(\w+\.)*RuntimeError\b"), (FIX_CODE,)),
+    *(
+        Rule(
+            name=name,
+            category="CRASH_APP_ERROR",
+            pattern=re.compile(rf"^(\w+\.)*{exception}\b"),
+            fixes=("fix_code",),
+            prefilter=False,
+        )
+        for name, exception in (
+            ("value_error", "ValueError"),
+            ("index_error", "IndexError"),
+            ("key_error", "KeyError"),
+            ("type_error", "TypeError"),
+            ("attribute_error", "AttributeError"),
+            ("assertion_error", "AssertionError"),
+            ("runtime_error", "RuntimeError"),
+        )
+    ),
 )
 
 # Any other exception named by a traceback's last line.
-GENERIC_EXCEPTION = Rule("exception", "CRASH_APP_ERROR", EXCEPTION_LINE, (FIX_CODE,), values=_exception)
+GENERIC_EXCEPTION = Rule(
+    name="exception",
+    category="CRASH_APP_ERROR",
+    pattern=EXCEPTION_LINE,
+    fixes=("fix_code",),
+    values=_exception,
+    prefilter=False,
+)
 
-# The last lines of a task that was killed (`Killed`, return code 137): a hint of host OOM for M6.
+# A platform analysis whose description no row recognises: HIGH (the platform says so), UNKNOWN.
+ANALYSIS_RULE = Rule(name="platform_analysis", category="UNKNOWN", pattern=re.compile(r"$^"), prefilter=False)
+
+# The last lines of a task that was killed (`Killed`, return code 137): a hint of host memory
+# exhaustion, which turns an unexplained exit 137/247 into a memory kill.
 OOM_HINT = _rx(r"^\s*Killed\s*$|\bkilled\b.*\bmemory\b|\bmemory\b.*\bkilled\b|signal 9 \(SIGKILL\)")
 
 # Platform fault-tolerance scenarios (status.running_records[].recover_records[].fault_scenario).
@@ -397,7 +430,10 @@ FAULT_SCENARIO_RULES: dict[str, str] = {"chip_fault": "gpu_hardware", "node_faul
 
 RULES_BY_NAME: dict[str, Rule] = {rule.name: rule for rule in (*RULES, GENERIC_EXCEPTION)}
 
-# Lines that only report progress or set-up are never failures (rulings G14).
+# The row that words each log finding kind (when no row names the line itself).
+KIND_RULES: dict[str, Rule] = {kind: rule for rule in RULES for kind in rule.words}
+
+# Lines that only report progress or set-up are never failures.
 PROGRESS_LINE = re.compile(r"NCCL INFO|Init COMPLETE|HCCL INFO|\[INFO\]", re.IGNORECASE)
 
 
@@ -414,22 +450,26 @@ class LineHit:
     values: dict[str, str]
 
 
-def rule_hits(text: str) -> list[LineHit]:
-    """The lines of a (possibly 5 MB) text that a rule names, in order, at most 200.
-
-    A keyword pass over the lower-cased text finds the few lines worth matching; regular
-    expressions only run on those.
-    """
-    lowered = text.lower()
+def _candidate_starts(lowered: str) -> list[int]:
+    """Where the lines that contain a keyword start (at most MAX_KEYWORD_LINES of them)."""
     starts: set[int] = set()
     for word in KEYWORDS:
         position = lowered.find(word)
         while position != -1 and len(starts) < MAX_KEYWORD_LINES:
             starts.add(lowered.rfind("\n", 0, position) + 1)
             position = lowered.find(word, position + len(word))
+    return sorted(starts)
+
+
+def rule_hits(text: str) -> list[LineHit]:
+    """The lines of a (possibly 5 MB) text that a rule names, in order, at most 200.
+
+    A keyword pass over the lower-cased text finds the few lines worth matching; regular
+    expressions only run on those.
+    """
     hits: list[LineHit] = []
     counted_to, line_number = 0, 1
-    for start in sorted(starts):
+    for start in _candidate_starts(text.lower()):
         line_number += text.count("\n", counted_to, start)
         counted_to = start
         end = text.find("\n", start)
@@ -470,48 +510,3 @@ def match_exception(final_line: str) -> tuple[Rule, dict[str, str]] | None:
     if found is None:
         return None
     return GENERIC_EXCEPTION, GENERIC_EXCEPTION.values(found, final_line)
-
-
-@dataclass(frozen=True)
-class ExitCodeRule:
-    """Rulings M6: what a non-zero exit code says when no message, event or log line names a cause."""
-
-    codes: frozenset[int]
-    category: Category
-    meaning_key: str
-    fixes: tuple[Fix, ...]
-
-
-EXIT_CODE_RULES: tuple[ExitCodeRule, ...] = (
-    ExitCodeRule(frozenset({139}), "CRASH_APP_ERROR", "exit.139", (Fix("pin_dependencies"),)),
-    ExitCodeRule(frozenset({134}), "CRASH_APP_ERROR", "exit.134", (FIX_CODE,)),
-    ExitCodeRule(frozenset({1, 2}), "CRASH_APP_ERROR", "exit.user_error", (FIX_CODE,)),
-    # 137 is OOM_KILLED only with OOM evidence (the workflow checks OOM_HINT), else UNKNOWN.
-    ExitCodeRule(frozenset({137, 247}), "UNKNOWN", "exit.137", ()),
-)
-
-
-def exit_code_rule(code: int) -> ExitCodeRule | None:
-    for rule in EXIT_CODE_RULES:
-        if code in rule.codes:
-            return rule
-    return None
-
-
-def signal_name(code: int) -> str | None:
-    """`SIGKILL` for 137: exit codes above 128 are a signal number plus 128."""
-    names = {
-        1: "SIGHUP",
-        2: "SIGINT",
-        4: "SIGILL",
-        6: "SIGABRT",
-        7: "SIGBUS",
-        8: "SIGFPE",
-        9: "SIGKILL",
-        11: "SIGSEGV",
-        13: "SIGPIPE",
-        15: "SIGTERM",
-    }
-    if 128 < code < 160:
-        return names.get(code - 128, f"signal {code - 128}")
-    return None

@@ -27,23 +27,7 @@ SignalKind = Literal["message", "analysis", "record", "phase", "event", "log"]
 # At equal strength the runbook's A-E order: messages and the platform's analysis, then events, logs.
 KIND_ORDER: dict[str, int] = {"message": 0, "analysis": 1, "record": 2, "phase": 3, "event": 4, "log": 5}
 
-# A platform analysis whose description no rule recognises: HIGH (the platform says so), UNKNOWN.
-ANALYSIS_RULE = rules.Rule("platform_analysis", "UNKNOWN", re.compile(r"$^"), ())
-
-# logscan finding kinds -> the rule that words them, when no row of rules.py names the line itself.
-KIND_RULES: dict[str, str] = {
-    "cuda_oom": "device_oom",
-    "cuda_error": "cuda_error",
-    "nccl_error": "nccl_error",
-    "nccl_timeout": "collective_timeout",
-    "rendezvous": "rendezvous",
-    "oom_killed": "host_oom",
-    "segfault": "segfault",
-    "bus_error": "segfault",
-    "hardware": "gpu_hardware",
-    "disk_full": "disk_full",
-    "child_failed": "child_failed",
-}
+ANALYSIS_RULE = rules.ANALYSIS_RULE
 
 
 @dataclass
@@ -66,7 +50,7 @@ class Signal:
 
     @property
     def category(self) -> Category:
-        return self.rule.category
+        return self.rule.category or "UNKNOWN"
 
     @property
     def direct(self) -> bool:
@@ -302,8 +286,8 @@ def event_signals(events: Sequence[Event], *, level: str | None) -> list[Signal]
 
 
 def _kind_rule(kind: str) -> tuple[rules.Rule, dict[str, str]] | None:
-    name = KIND_RULES.get(kind)
-    return (rules.RULES_BY_NAME[name], {}) if name else None
+    rule = rules.KIND_RULES.get(kind)
+    return (rule, {}) if rule is not None else None
 
 
 def preview_signals(task: str, preview: Preview) -> list[Signal]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from diagnosis.modelarts import rules
 from diagnosis.modelarts.ages import STALL_AGE
 from diagnosis.modelarts.causes import measurements, recommendations
 from diagnosis.modelarts.messages import format_duration
@@ -17,9 +16,6 @@ from diagnosis.modelarts.parse import Stage, Stages
 from diagnosis.modelarts.run import Run
 from diagnosis.modelarts.stages import cite_open_stage
 from diagnosis.models import Diagnosis, Measurements
-
-CHECK = rules.Fix("stall_check", changes_resources=False)
-RESTART = rules.Fix("stall_restart")
 
 
 def stuck_stage(run: Run, stages: Stages) -> Diagnosis | None:
@@ -52,7 +48,7 @@ def stuck_stage(run: Run, stages: Stages) -> Diagnosis | None:
         fault_level="Suspected",
         signature=t("signature.stage", name=open_stage.name),
         root_cause=t("root.stage_stuck", name=open_stage.name, age=format_duration(age, run.lang)),
-        recommendations=recommendations(run, (CHECK,), {"stage": open_stage.name}, medium=True),
+        recommendations=recommendations(run, ("stall_check",), {"stage": open_stage.name}, medium=True),
         measurements=measurements(run.job),
     )
 
@@ -82,6 +78,8 @@ def stalled_running(
             stage_age=format_duration(stage_age, run.lang),
             log_age=format_duration(log_age, run.lang),
         ),
-        recommendations=recommendations(run, (CHECK, RESTART), {"stage": stage.name}, medium=True),
+        recommendations=recommendations(
+            run, ("stall_check", "stall_restart"), {"stage": stage.name}, medium=True
+        ),
         measurements=Measurements(),
     )

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from diagnosis.evidence.source import Answer
+from diagnosis.knowledge.exitcodes import exit_code_info
 from diagnosis.models import Evidence, Measurements, Recommendation, Recurrence
 from diagnosis.render.i18n import Translator
 from diagnosis.runai import parse
@@ -254,17 +255,8 @@ def _exit_code(context: Context) -> int | None:
 
 
 def _exit_meaning(code: int, lang: str) -> str:
-    try:
-        from diagnosis.knowledge.exitcodes import describe_exit_code
-    except ImportError:
-        return ""
-    try:
-        sentence = describe_exit_code(code, lang)
-    except (KeyError, ValueError):
-        return ""
-    # "Exit code 139: segmentation fault, SIGSEGV (128+11)." -> the meaning alone.
-    head, _colon, meaning = sentence.partition(":")
-    return (meaning if meaning else head).strip().rstrip(".")
+    """The catalogue's meaning of an exit code (`segmentation fault, SIGSEGV (128+11)`)."""
+    return exit_code_info(code).meaning(lang)
 
 
 def _batch_setting(context: Context) -> str | None:

@@ -2,10 +2,11 @@
 
 Each rule reads one observation (an event, a condition, a container state, a log finding…) and
 says what it is: a failure `cause` of a category (direct or indirect), a `preemption` or
-`scheduling` signal that routes elsewhere, a `consequence` of another failure (rulings G14/G15),
-a `kill` (exit 137/143 not yet explained), or a symptom (`crash_loop`, `pod_error`) that confirms
-a failing pod but names no cause. The first matching rule wins for an observation, so specific
-patterns sit above general ones. Adding a pattern is adding one row here and one test bundle.
+`scheduling` signal that routes elsewhere, a `consequence` of another failure (a back-off limit
+reached, a gang eviction, the kubelet's own stop: cited, never the cause), a `kill` (exit 137/143
+not yet explained), or a symptom (`crash_loop`, `pod_error`) that confirms a failing pod but names
+no cause. The first matching rule wins for an observation, so specific patterns sit above general
+ones. Adding a pattern is adding one row here and one test bundle that carries its verdict.
 
 Untrusted text is only ever matched against these fixed patterns: an instruction written in a log
 or an event cannot change a verdict, it can only be quoted.
@@ -19,29 +20,37 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from diagnosis.models import CATEGORY_PRECEDENCE, Category
+from diagnosis.knowledge.exitcodes import KILLED_FROM_OUTSIDE
+from diagnosis.knowledge.rows import Row
+from diagnosis.logs.rules import kinds_naming
+from diagnosis.models import CATEGORY_PRECEDENCE, RUNAI_CATEGORIES, Category
 from diagnosis.runai.signals import Observation, quote
 
-Role = Literal["cause", "preemption", "scheduling", "consequence", "kill", "crash_loop", "pod_error"]
 Predicate = Callable[[Observation], bool]
 
 # Kill signals (exit 137/143 without OOMKilled): the process was killed from outside.
-KILL_EXIT_CODES = frozenset({137, 143, -9, -15})
+KILL_EXIT_CODES = KILLED_FROM_OUTSIDE
+
+# Where the observations come from (the citation a row's evidence carries).
+PLATFORM_TEXT = (
+    "get_workload_status phaseMessage, conditions[], pendingSchedulingMessages[]",
+    "get_workload_events / get_workload_history / k8s.list_events: reason, message",
+    "k8s.read_pod status.reason, status.message, containerStatuses[].state",
+)
+LOG_LINES = ("k8s.read_pod_log (previous container's log)",)
+CONTAINER_STATE = ("k8s.read_pod status.containerStatuses[] / initContainerStatuses[]",)
+NODE_CONDITIONS = ("k8s.read_node status.conditions[]",)
 
 
-@dataclass(frozen=True)
-class Rule:
-    name: str
-    role: Role
+@dataclass(frozen=True, kw_only=True)
+class Rule(Row):
     matches: Predicate
-    category: Category | None = None
-    # Direct: the signal itself names the failure (OOMKilled, a registry error, a mount message, an
-    # init exit, a policy/node event, a log line). Indirect: it only points at it (an exit code).
-    direct: bool = True
     # Image-pull sub-case, policy kind…: picks the recommendation.
     subcase: str | None = None
-    # Whether this cause explains an exit 137/143 (rulings: 137 stays unresolved until explained).
+    # Whether this cause explains an exit 137/143: a kill from outside stays unexplained (UNKNOWN)
+    # until something (an OOM kill, a node failure, a policy, a stop) explains it.
     explains_kill: bool = False
+    reads: tuple[str, ...] = PLATFORM_TEXT
     signature: Callable[[Observation], str | None] = field(
         default=lambda obs: quote(obs.message or obs.reason, limit=300)
     )
@@ -112,6 +121,16 @@ def _exit_code(codes: Callable[[int], bool]) -> Predicate:
     return lambda obs: obs.exit_code is not None and codes(obs.exit_code)
 
 
+# Log finding kinds by what they name on Run:ai, whose taxonomy folds communication and data-access
+# failures of the training process into CRASH_APP_ERROR.
+_CRASH_CATEGORIES = frozenset(
+    {"CRASH_APP_ERROR", *(category for category in CATEGORY_PRECEDENCE if category not in RUNAI_CATEGORIES)}
+)
+_LOG_CRASH = kinds_naming(_CRASH_CATEGORIES, direct=True)
+_LOG_ERROR = kinds_naming(_CRASH_CATEGORIES, direct=False)
+_LOG_OOM = kinds_naming(frozenset({"OOM_KILLED"}), direct=True)
+_LOG_HARDWARE = kinds_naming(frozenset({"NODE_FAILURE"}), direct=True)
+
 _EXIT_FAILURE = _exit_code(lambda code: code != 0 and code not in KILL_EXIT_CODES)
 _EXIT_KILL = _exit_code(lambda code: code in KILL_EXIT_CODES)
 _PULL_PREFIX = re.compile(
@@ -171,14 +190,21 @@ def _image_pull(name: str, subcase: str, matches: Predicate) -> Rule:
     """An IMAGE_PULL_FAILED cause: its sub-case picks the recommendation, its signature is the
     registry's own words."""
     return Rule(
-        name, "cause", matches, category="IMAGE_PULL_FAILED", subcase=subcase, signature=_image_pull_error
+        name=name,
+        role="cause",
+        matches=matches,
+        category="IMAGE_PULL_FAILED",
+        subcase=subcase,
+        signature=_image_pull_error,
     )
 
 
 def _node_failure(name: str, matches: Predicate, **options: Any) -> Rule:
     """A NODE_FAILURE cause: the node or its hardware failed under the workload, which explains an
     exit 137/143."""
-    return Rule(name, "cause", matches, category="NODE_FAILURE", explains_kill=True, **options)
+    return Rule(
+        name=name, role="cause", matches=matches, category="NODE_FAILURE", explains_kill=True, **options
+    )
 
 
 # --- the table ------------------------------------------------------------------------------------
@@ -186,9 +212,9 @@ def _node_failure(name: str, matches: Predicate, **options: Any) -> Rule:
 RULES: tuple[Rule, ...] = (
     # Preemption (rulings R7): scheduler evictions route to the preemption diagnosis, no category.
     Rule(
-        "scheduler_preemption",
-        "preemption",
-        _any(
+        name="scheduler_preemption",
+        role="preemption",
+        matches=_any(
             _all(
                 _reason("Evict", "Preempted", "Preempting", "PreemptionByScheduler"),
                 _rx(r"preempted by|was preempted|reclaim|bin packing|consolidation"),
@@ -199,26 +225,36 @@ RULES: tuple[Rule, ...] = (
     ),
     # Consequences of another failure (G14/G15): cited as such, never the cause.
     Rule(
-        "backoff_limit_exceeded",
-        "consequence",
-        _any(_reason("BackoffLimitExceeded"), _rx(r"reached the specified backoff limit")),
+        name="backoff_limit_exceeded",
+        role="consequence",
+        matches=_any(_reason("BackoffLimitExceeded"), _rx(r"reached the specified backoff limit")),
     ),
-    Rule("stop_killing", "consequence", _all(_reason("Killing"), _rx(r"^\s*Killing\s+Stopping container"))),
-    Rule("gang_eviction", "consequence", _rx(r"doesn't meet the minimum required number of pods")),
-    Rule("log_consequence", "consequence", lambda obs: obs.kind == "log" and obs.consequence),
+    Rule(
+        name="stop_killing",
+        role="consequence",
+        matches=_all(_reason("Killing"), _rx(r"^\s*Killing\s+Stopping container")),
+    ),
+    Rule(
+        name="gang_eviction",
+        role="consequence",
+        matches=_rx(r"doesn't meet the minimum required number of pods"),
+    ),
+    Rule(
+        name="log_consequence", role="consequence", matches=lambda obs: obs.kind == "log" and obs.consequence
+    ),
     # OOM_KILLED: the kernel killed the process at the memory limit.
     Rule(
-        "oom_killed",
-        "cause",
-        _any(_OOM_TEXT, _all(_kind("log"), _log("oom_killed"))),
+        name="oom_killed",
+        role="cause",
+        matches=_any(_OOM_TEXT, _all(_kind("log"), _log(*_LOG_OOM))),
         category="OOM_KILLED",
         explains_kill=True,
         signature=lambda obs: "OOMKilled",
     ),
     Rule(
-        "node_system_oom",
-        "cause",
-        _any(_reason("SystemOOM"), _rx(r"System OOM encountered")),
+        name="node_system_oom",
+        role="cause",
+        matches=_any(_reason("SystemOOM"), _rx(r"System OOM encountered")),
         category="OOM_KILLED",
         direct=False,
         explains_kill=True,
@@ -269,16 +305,18 @@ RULES: tuple[Rule, ...] = (
     _image_pull("image_pull_backoff", "unspecified", _IMAGE_PULL),
     # INIT_FAILED: an init container exited non-zero (or keeps crashing).
     Rule(
-        "init_container_exit",
-        "cause",
-        _all(_INIT_CONTAINER, _any(_exit_code(lambda code: code != 0), _reason("CrashLoopBackOff", "Error"))),
+        name="init_container_exit",
+        role="cause",
+        matches=_all(
+            _INIT_CONTAINER, _any(_exit_code(lambda code: code != 0), _reason("CrashLoopBackOff", "Error"))
+        ),
         category="INIT_FAILED",
         signature=lambda obs: quote(obs.message, limit=300),
     ),
     Rule(
-        "init_container_failed_message",
-        "cause",
-        _rx(
+        name="init_container_failed_message",
+        role="cause",
+        matches=_rx(
             r"init container\b.{0,80}\b(fail|error|exit)|Init:(Error|CrashLoopBackOff)|RunInitContainerError"
             r"|InitContainer\w*(Fail|Error)"
         ),
@@ -286,16 +324,18 @@ RULES: tuple[Rule, ...] = (
     ),
     # DATASOURCE_MOUNT_FAILED: volumes, PVCs, and secrets/configmaps the container needs (R15).
     Rule(
-        "missing_secret_or_configmap",
-        "cause",
-        _rx(r"\b(secret|configmap)s? \"[^\"]+\" not found|couldn.t find key \S+ in (Secret|ConfigMap)"),
+        name="missing_secret_or_configmap",
+        role="cause",
+        matches=_rx(
+            r"\b(secret|configmap)s? \"[^\"]+\" not found|couldn.t find key \S+ in (Secret|ConfigMap)"
+        ),
         category="DATASOURCE_MOUNT_FAILED",
         subcase="secret_or_configmap",
     ),
     Rule(
-        "pvc_missing_or_unbound",
-        "cause",
-        _rx(
+        name="pvc_missing_or_unbound",
+        role="cause",
+        matches=_rx(
             r"persistentvolumeclaim \"[^\"]+\" not found|unbound immediate PersistentVolumeClaims"
             r"|didn't find available persistent volumes"
         ),
@@ -303,9 +343,9 @@ RULES: tuple[Rule, ...] = (
         subcase="pvc",
     ),
     Rule(
-        "mount_failed",
-        "cause",
-        _any(
+        name="mount_failed",
+        role="cause",
+        matches=_any(
             _reason("FailedMount", "FailedAttachVolume", "FailedMapVolume"),
             _rx(
                 r"MountVolume\.\w+ failed|Unable to attach or mount volumes|Multi-Attach error|AttachVolume\.Attach failed|mount failed"
@@ -318,7 +358,7 @@ RULES: tuple[Rule, ...] = (
     _node_failure(
         "gpu_hardware_fault",
         _any(
-            _log("hardware"),
+            _log(*_LOG_HARDWARE),
             _all(
                 _not(_kind("log")),
                 _rx(r"\bXid\b|fallen off the bus|GPU is lost|uncorrectable ECC|double[- ]bit ECC|NVRM:"),
@@ -373,9 +413,9 @@ RULES: tuple[Rule, ...] = (
     ),
     # SCHEDULING_POLICY_TERMINATED: a policy (idle timeout, max duration) or a person stopped it.
     Rule(
-        "policy_idle_timeout",
-        "cause",
-        _rx(
+        name="policy_idle_timeout",
+        role="cause",
+        matches=_rx(
             r"\bidle\b.{0,60}(timeout|time limit|limit reached|exceeded|too long)|(timeout|time limit).{0,30}\bidle\b"
         ),
         category="SCHEDULING_POLICY_TERMINATED",
@@ -383,9 +423,9 @@ RULES: tuple[Rule, ...] = (
         explains_kill=True,
     ),
     Rule(
-        "policy_max_duration",
-        "cause",
-        _any(
+        name="policy_max_duration",
+        role="cause",
+        matches=_any(
             _reason("DeadlineExceeded", "MaxDurationExceeded", "MaxRuntimeExceeded"),
             _rx(
                 r"max(imum)?[ _-]?(duration|runtime|run[ -]time)|(duration|runtime) limit"
@@ -397,9 +437,9 @@ RULES: tuple[Rule, ...] = (
         explains_kill=True,
     ),
     Rule(
-        "policy_termination",
-        "cause",
-        _rx(
+        name="policy_termination",
+        role="cause",
+        matches=_rx(
             r"(scheduling |workload |runtime )?polic(y|ies)\b.{0,40}(terminat|stop|kill)|terminated by (the )?polic"
         ),
         category="SCHEDULING_POLICY_TERMINATED",
@@ -407,9 +447,9 @@ RULES: tuple[Rule, ...] = (
         explains_kill=True,
     ),
     Rule(
-        "manual_stop",
-        "cause",
-        _rx(
+        name="manual_stop",
+        role="cause",
+        matches=_rx(
             r"stopped by (the )?(user|admin|administrator|[\w.+-]+@[\w.-]+)|manual(ly)? stop|stop (was )?requested"
             r"|user requested (a )?stop|requested to stop|suspended by"
         ),
@@ -419,9 +459,9 @@ RULES: tuple[Rule, ...] = (
     ),
     # CRASH_APP_ERROR: the training code failed by itself (device-memory and NCCL errors included).
     Rule(
-        "log_failure_line",
-        "cause",
-        _log(
+        name="log_failure_line",
+        role="cause",
+        matches=_log(
             "traceback",
             "cuda_oom",
             "cuda_error",
@@ -439,26 +479,26 @@ RULES: tuple[Rule, ...] = (
     ),
     # A generic `ERROR …` line names a failure less surely than a traceback: indirect (MEDIUM).
     Rule(
-        "log_error_line",
-        "cause",
-        _log("error"),
+        name="log_error_line",
+        role="cause",
+        matches=_log(*_LOG_ERROR),
         category="CRASH_APP_ERROR",
         direct=False,
         signature=lambda obs: quote(obs.message, limit=300),
     ),
     Rule(
-        "container_start_error",
-        "cause",
-        _rx(
+        name="container_start_error",
+        role="cause",
+        matches=_rx(
             r"executable file not found|exec format error|\bStartError\b|RunContainerError|OCI runtime (create|exec) failed"
         ),
         category="CRASH_APP_ERROR",
         subcase="start",
     ),
     Rule(
-        "container_config_error",
-        "cause",
-        _any(
+        name="container_config_error",
+        role="cause",
+        matches=_any(
             _reason("CreateContainerConfigError", "CreateContainerError"),
             _rx(r"runAsNonRoot and image will run as root"),
         ),
@@ -466,52 +506,56 @@ RULES: tuple[Rule, ...] = (
         subcase="config",
     ),
     Rule(
-        "liveness_probe_restart",
-        "cause",
-        _rx(r"failed liveness probe|Liveness probe failed"),
+        name="liveness_probe_restart",
+        role="cause",
+        matches=_rx(r"failed liveness probe|Liveness probe failed"),
         category="CRASH_APP_ERROR",
         direct=False,
         explains_kill=True,
     ),
     Rule(
-        "main_container_exit",
-        "cause",
-        _all(_MAIN_CONTAINER, _EXIT_FAILURE),
+        name="main_container_exit",
+        role="cause",
+        matches=_all(_MAIN_CONTAINER, _EXIT_FAILURE),
         category="CRASH_APP_ERROR",
         direct=False,
         signature=_exit_signature,
     ),
     Rule(
-        "exit_code_in_message",
-        "cause",
-        _all(_kind("event", "phase_message", "condition", "phase_update", "pod_status"), _EXIT_FAILURE),
+        name="exit_code_in_message",
+        role="cause",
+        matches=_all(
+            _kind("event", "phase_message", "condition", "phase_update", "pod_status"), _EXIT_FAILURE
+        ),
         category="CRASH_APP_ERROR",
         direct=False,
         signature=_exit_signature,
     ),
     # Killed from outside (137/143) without OOMKilled: unresolved until something explains it.
     Rule(
-        "killed_without_oom",
-        "kill",
-        _any(_EXIT_KILL, _all(_kind("log"), lambda obs: obs.log_kind == "killed")),
+        name="killed_without_oom",
+        role="kill",
+        matches=_any(_EXIT_KILL, _all(_kind("log"), lambda obs: obs.log_kind == "killed")),
         signature=_exit_signature,
     ),
     # Symptoms: confirm a failing pod, name no cause.
     Rule(
-        "crash_loop_backoff",
-        "crash_loop",
-        _any(_reason("CrashLoopBackOff"), _rx(r"CrashLoopBackOff|back-off \S* ?restarting failed container")),
+        name="crash_loop_backoff",
+        role="crash_loop",
+        matches=_any(
+            _reason("CrashLoopBackOff"), _rx(r"CrashLoopBackOff|back-off \S* ?restarting failed container")
+        ),
     ),
     Rule(
-        "pod_phase_error",
-        "pod_error",
-        _all(_kind("pod_phase"), _reason("Error", "Failed", "CrashLoopBackOff")),
+        name="pod_phase_error",
+        role="pod_error",
+        matches=_all(_kind("pod_phase"), _reason("Error", "Failed", "CrashLoopBackOff")),
     ),
     # Scheduling only: the pod waits for resources or quota (routes to the Pending diagnosis).
     Rule(
-        "unschedulable",
-        "scheduling",
-        _any(
+        name="unschedulable",
+        role="scheduling",
+        matches=_any(
             _kind("scheduling"),
             _reason(
                 "Unschedulable",

@@ -809,3 +809,11 @@ def test_grep_counts_the_same_candidate_lines(tmp_path: Path, engine: str) -> No
         result = scan_stream(stream, chunk_size=4096, engine=engine)
     assert result.candidate_lines == int(completed.stdout.strip())
     assert result.candidate_lines > 1000
+
+
+def test_every_finding_kind_says_what_it_names() -> None:
+    from typing import get_args
+
+    from diagnosis.logs.rules import FINDING_KINDS, FindingKind
+
+    assert set(FINDING_KINDS) == set(get_args(FindingKind))

@@ -6,6 +6,7 @@ import re
 import string
 from pathlib import Path
 
+from diagnosis.knowledge.exitcodes import EXIT_READINGS, MEMORY_KILL, OTHER_EXIT
 from diagnosis.modelarts import rules
 from diagnosis.modelarts.messages import CATALOGUE
 
@@ -36,10 +37,12 @@ def test_every_key_the_code_asks_for_exists() -> None:
 def test_every_rule_has_a_meaning_and_its_fixes() -> None:
     for rule in (*rules.RULES, rules.GENERIC_EXCEPTION):
         assert rule.meaning_key in CATALOGUE["zh"], rule.name
-        for fix in rule.fixes:
-            assert f"fix.{fix.key}" in CATALOGUE["zh"], (rule.name, fix.key)
-    for exit_rule in rules.EXIT_CODE_RULES:
-        assert exit_rule.meaning_key in CATALOGUE["zh"]
+        for fix_id in rule.fixes:
+            assert f"fix.{fix_id}" in CATALOGUE["zh"], (rule.name, fix_id)
+    for reading in (*EXIT_READINGS.values(), OTHER_EXIT, MEMORY_KILL):
+        assert reading.meaning_id in CATALOGUE["zh"]
+        assert all(f"fix.{fix_id}" in CATALOGUE["zh"] for fix_id in reading.fix_ids)
+    assert all(f"fix.{fix_id}" in CATALOGUE["zh"] for fix_id in rules.FIXES)
 
 
 def test_next_steps_carry_their_reason() -> None:

@@ -8,6 +8,7 @@ import time
 import httpx
 import pytest
 
+from diagnosis.knowledge.exitcodes import exit_reading, killing_signal
 from diagnosis.modelarts import rules
 from diagnosis.modelarts.parse import parse_events, parse_job, parse_preview, parse_stages, read_time
 from diagnosis.modelarts.routes import ROUTES, search_args, search_body
@@ -76,12 +77,21 @@ def test_values_quoted_by_meanings() -> None:
     assert rules.match_exception("just some text") is None
 
 
-def test_exit_code_rules_follow_m6() -> None:
-    assert rules.exit_code_rule(139).category == "CRASH_APP_ERROR"  # type: ignore[union-attr]
-    assert rules.exit_code_rule(1).category == "CRASH_APP_ERROR"  # type: ignore[union-attr]
-    assert rules.exit_code_rule(137).category == "UNKNOWN"  # type: ignore[union-attr]
-    assert rules.exit_code_rule(3) is None
-    assert rules.signal_name(143) == "SIGTERM" and rules.signal_name(1) is None
+def test_an_exit_code_alone_reads_from_the_one_catalogue() -> None:
+    assert exit_reading(139).category == "CRASH_APP_ERROR"
+    assert exit_reading(1).category == "CRASH_APP_ERROR"
+    assert exit_reading(137).category == "UNKNOWN"
+    assert exit_reading(3).meaning_id == "exit.other"
+    assert killing_signal(143) == "SIGTERM" and killing_signal(1) is None
+
+
+def test_keywords_are_derived_from_each_pattern() -> None:
+    device_oom = rules.RULES_BY_NAME["device_oom"]
+    assert "el0004" in device_oom.keywords and "cuda out of memory" in device_oom.keywords
+    # A prefilter never hides a line its pattern matches.
+    for name, line in EXAMPLES.items():
+        rule = rules.RULES_BY_NAME[name]
+        assert not rule.keywords or any(word in line.lower() for word in rule.keywords), name
 
 
 def test_rule_hits_on_a_5mb_log_is_fast() -> None:
