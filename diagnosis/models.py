@@ -177,15 +177,51 @@ class DiagnoseRequest(_Model):
         return {k: str(v) for k, v in data.items() if not isinstance(v, dict | list)}
 
 
+class ExpectedRecurrence(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    count: int = Field(ge=0)
+    recurring: bool
+    window: str
+
+
+class Expected(BaseModel):
+    """The verdict a test bundle carries with it: what replaying the bundle must give.
+
+    Only the fields a bundle states are compared (`"category": null` states that there is none; a
+    field left out is not compared). `signature_contains` is a part of the signature, `signature`
+    all of it. `reason` says which rule row or platform rule the verdict rests on.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    outcome: Outcome
+    route: Route | None = None
+    category: Category | None = None
+    confidence: Confidence | None = None
+    fault_level: FaultLevel | None = None
+    signature: str | None = None
+    signature_contains: str | None = None
+    exit_code: int | None = None
+    recurrence: ExpectedRecurrence | None = None
+    calls: list[str] | None = None
+    reason: str = Field(min_length=1)
+
+
 class Bundle(_Model):
     schema_: Literal["evidence-bundle/v1"] = Field(default="evidence-bundle/v1", alias="schema")
     platform: Platform
     captured_at: datetime
     request: dict[str, Any] = Field(default_factory=dict)
+    # A test bundle's own expected verdict (the evidence-bundle schema allows extra top-level
+    # properties; a captured bundle has none).
+    expected: Expected | None = None
     exchanges: list[Exchange] = Field(default_factory=list)
 
     def to_json_dict(self) -> dict[str, Any]:
         data = self.model_dump(mode="json", by_alias=True, exclude_none=False)
+        if data.get("expected") is None:
+            data.pop("expected", None)
         for exchange in data["exchanges"]:
             if exchange.get("text") is None:
                 exchange.pop("text", None)

@@ -26,7 +26,17 @@ DEMO_BUNDLES = ROOT / "diagnosis" / "examples" / "modelarts"
 
 
 def bundle_path(name: str) -> Path:
-    return BUNDLES / f"{name}.bundle.json"
+    """A ModelArts bundle by its short name: the product's example, else a test-only bundle."""
+    example = DEMO_BUNDLES / f"modelarts-{name}.bundle.json"
+    return example if example.exists() else BUNDLES / f"{name}.bundle.json"
+
+
+def project_of(bundle: Bundle) -> str:
+    """The project id a bundle's calls were recorded with (the live client must ask the same)."""
+    for exchange in bundle.exchanges:
+        if "project_id" in exchange.args:
+            return str(exchange.args["project_id"])
+    raise ValueError("the bundle records no project id")
 
 
 def load(name: str) -> Bundle:

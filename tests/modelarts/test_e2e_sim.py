@@ -19,7 +19,7 @@ from diagnosis.modelarts import client as modelarts_client
 from diagnosis.modelarts.scan import run_scan
 from diagnosis.models import Bundle, Diagnosis, Exchange
 from simulator.server import Fault, SimServer
-from tests.modelarts.conftest import BUNDLES, EXAMPLES, load, replay
+from tests.modelarts.conftest import BUNDLES, EXAMPLES, bundle_path, load, project_of, replay
 
 AK = "SIMACCESSKEY00000000"
 SK = "sim-secret-key-for-tests"
@@ -44,6 +44,13 @@ def point_at(monkeypatch: pytest.MonkeyPatch, sim: SimServer, region: str = "cn-
     monkeypatch.setenv("HUAWEICLOUD_SDK_REGION_MODELARTS_" + region.upper().replace("-", "_"), sim.base_url)
 
 
+def recorded(environment: pytest.MonkeyPatch, name: str) -> Bundle:
+    """A bundle, with the live client's project id set to the one its calls were recorded with."""
+    bundle = load(name)
+    environment.setenv("HUAWEICLOUD_SDK_PROJECT_ID", project_of(bundle))
+    return bundle
+
+
 async def live(bundle: Bundle, **options: Any) -> Diagnosis:
     request = engine.request_from_bundle(bundle)
     options.setdefault("retry_policy", FAST_RETRY)
@@ -56,7 +63,7 @@ async def live(bundle: Bundle, **options: Any) -> Diagnosis:
     ["early-exit-cuda-oom", "multi-task-logs", "running-stalled", "name-substring-match", "exit-137-killed"],
 )
 async def test_live_client_matches_replay(environment: pytest.MonkeyPatch, name: str) -> None:
-    bundle = load(name)
+    bundle = recorded(environment, name)
     with SimServer([bundle], modelarts_keys=(AK, SK)) as sim:
         point_at(environment, sim)
         diagnosis = await live(bundle)
@@ -84,7 +91,7 @@ async def test_shared_example_over_the_wire(environment: pytest.MonkeyPatch) -> 
 
 
 async def test_wrong_secret_key_is_refused_by_the_gateway(environment: pytest.MonkeyPatch) -> None:
-    bundle = load("early-exit-file-not-found")
+    bundle = recorded(environment, "early-exit-file-not-found")
     environment.setenv("HUAWEICLOUD_SDK_SK", "not-the-right-secret")
     with SimServer([bundle], modelarts_keys=(AK, SK)) as sim:
         point_at(environment, sim)
@@ -96,7 +103,7 @@ async def test_wrong_secret_key_is_refused_by_the_gateway(environment: pytest.Mo
 
 
 async def test_throttling_and_5xx_are_retried(environment: pytest.MonkeyPatch) -> None:
-    bundle = load("error-event-image-pull")
+    bundle = recorded(environment, "error-event-image-pull")
     faults = {
         "ShowTrainingJobDetails": [Fault(status=429, retry_after=0.05)],
         "ListTrainingJobEvents": [Fault(status=503, times=2)],
@@ -111,7 +118,7 @@ async def test_throttling_and_5xx_are_retried(environment: pytest.MonkeyPatch) -
 
 
 async def test_persistent_5xx_and_timeouts_are_low(environment: pytest.MonkeyPatch) -> None:
-    bundle = load("early-exit-file-not-found")
+    bundle = recorded(environment, "early-exit-file-not-found")
     faults = {"ShowTrainingJobDetails": [Fault(status=502, times=-1)]}
     with SimServer([bundle], modelarts_keys=(AK, SK), faults=faults) as sim:
         point_at(environment, sim)
@@ -133,7 +140,7 @@ async def test_persistent_5xx_and_timeouts_are_low(environment: pytest.MonkeyPat
 
 
 async def test_scan_pages_through_the_list_under_a_rate_limit(environment: pytest.MonkeyPatch) -> None:
-    bundle = load("scan-pages")
+    bundle = recorded(environment, "scan-pages")
     with SimServer([bundle], modelarts_keys=(AK, SK)) as sim:
         point_at(environment, sim)
         seen: list[int] = []
@@ -173,7 +180,7 @@ def test_cli_against_the_simulator_with_capture(
     capsys: pytest.CaptureFixture[str],
     bundle_schema: dict[str, Any],
 ) -> None:
-    bundle = load("exit-137-killed")
+    bundle = recorded(environment, "exit-137-killed")
     job_id = bundle.request["job_id"]
     captured = tmp_path / "captured.bundle.json"
     with SimServer([bundle], modelarts_keys=(AK, SK)) as sim:
@@ -258,7 +265,7 @@ def test_cli_scan_offline_and_replay(capsys: pytest.CaptureFixture[str]) -> None
     assert main(["modelarts", "scan", "--bundle", bundle, "--lang", "en"]) == 0
     text = capsys.readouterr().out
     assert "### CRASH_APP_ERROR (3)" in text and "### Recurring errors" in text
-    assert main(["replay", str(BUNDLES / "terminated.bundle.json"), "--lang", "ja"]) == 0
+    assert main(["replay", str(bundle_path("terminated")), "--lang", "ja"]) == 0
     assert capsys.readouterr().out.startswith("Out of scope: Terminated")
 
 
@@ -295,7 +302,7 @@ async def test_keys_never_reach_the_logs(
 ) -> None:
     import logging
 
-    bundle = load("multi-task-logs")
+    bundle = recorded(environment, "multi-task-logs")
     caplog.set_level(logging.DEBUG)
     with SimServer([bundle], modelarts_keys=(AK, SK)) as sim:
         point_at(environment, sim)

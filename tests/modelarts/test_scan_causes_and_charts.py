@@ -13,7 +13,7 @@ from diagnosis.modelarts.parse import parse_job
 from diagnosis.modelarts.scan import image_of
 from diagnosis.render.charts import png_size
 from simulator.server import SimServer
-from tests.modelarts.conftest import BUNDLES, load, raw
+from tests.modelarts.conftest import BUNDLES, load, project_of, raw
 from tests.modelarts.test_e2e_sim import AK, SK, environment, point_at
 
 __all__ = ["environment"]  # the fixture, imported for these tests
@@ -88,6 +88,7 @@ def test_diagnose_chart_without_memory_samples_says_why_in_one_line(
     environment: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     bundle = load("exit-137-killed")
+    environment.setenv("HUAWEICLOUD_SDK_PROJECT_ID", project_of(bundle))
     chart = tmp_path / "memory.png"
     with SimServer([bundle], modelarts_keys=(AK, SK)) as sim:
         point_at(environment, sim)

@@ -1,14 +1,13 @@
 """Builders for Run:ai evidence bundles in the platforms' wire format (runai-api.md, k8s-signals.md).
 
-The scenario bundles under diagnosis/examples/runai/ (demo set, one per category and routing
-branch) and tests/runai/bundles/ (edge cases) are generated from the functions below and committed
-as JSON; `python -m tests.runai.factory` rewrites them. Ids are derived from the scenario name so
-that every bundle's ids are distinct (the simulator serves all demo bundles at once).
+The committed bundles (diagnosis/examples/runai/ and tests/runai/bundles/) are data in their own
+right, each with its expected verdict; these builders make worlds and variants for the workflow
+tests. Ids are derived from the scenario name so that every bundle's ids are distinct (the
+simulator serves all demo bundles at once).
 """
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -16,8 +15,6 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-DEMO_DIR = ROOT / "diagnosis" / "examples" / "runai"
-TEST_DIR = Path(__file__).resolve().parent / "bundles"
 
 Json = dict[str, Any]
 
@@ -535,24 +532,3 @@ def edge_case(name: str) -> Callable[[Builder], Builder]:
         return builder
 
     return register
-
-
-def write_all() -> list[Path]:
-    # Imported by name so that `python -m` (where this module is __main__) sees the registrations.
-    from tests.runai import factory, scenarios  # noqa: F401 - registers the builders
-
-    written: list[Path] = []
-    for folder, builders in ((DEMO_DIR, factory.DEMO), (TEST_DIR, factory.TESTS)):
-        folder.mkdir(parents=True, exist_ok=True)
-        for name, builder in sorted(builders.items()):
-            path = folder / f"{name}.bundle.json"
-            path.write_text(
-                json.dumps(builder().bundle(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-            )
-            written.append(path)
-    return written
-
-
-if __name__ == "__main__":
-    for path in write_all():
-        print(path.relative_to(ROOT))

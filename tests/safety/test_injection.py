@@ -24,7 +24,11 @@ from tests.safety.outputs import slack_messages
 from tests.safety.slackbot import bot_running, bundles_backend, unique_commands
 
 # Scenarios whose logs, events and messages a report quotes (both platforms).
-QUOTING = ("examples/runai/runai-crash-app-error", "bundles/multi-task-logs", "bundles/platform-analysis")
+QUOTING = (
+    "examples/runai/runai-crash-app-error",
+    "examples/modelarts/modelarts-multi-task-logs",
+    "examples/modelarts/modelarts-platform-analysis",
+)
 
 
 @pytest.fixture(scope="module")
