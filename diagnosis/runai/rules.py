@@ -648,42 +648,54 @@ class Verdict:
         return any(signal.observation.kind == "log" for signal in self.supporting)
 
 
-def decide(signals: list[Signal], *, stopped: bool) -> Verdict:
-    """Rulings G15: drop consequences, then the strongest direct signal wins in category order.
+def _by_role(signals: list[Signal], *roles: str) -> list[Signal]:
+    return [signal for signal in signals if signal.rule.role in roles]
 
-    `stopped`: the workload's phase is Stopped. Exits 137/143 there follow the stop itself (unless
-    OOMKilled is stated, which is then a cause of its own), and a Stopped workload with no other
-    explanation was stopped by a person or a policy (R8: MEDIUM).
-    """
-    causes = [signal for signal in signals if signal.rule.role == "cause"]
-    consequences = [signal for signal in signals if signal.rule.role == "consequence"]
-    kills = [] if stopped else [signal for signal in signals if signal.rule.role == "kill"]
-    # On a Stopped workload the stop itself kills the pods (exit 137/143, pod phase Failed/Error):
-    # only a crash loop is a symptom of a crash there.
-    symptom_roles = ("crash_loop",) if stopped else ("crash_loop", "pod_error", "kill")
-    symptoms = [signal for signal in signals if signal.rule.role in symptom_roles]
 
+def _unexplained(kills: list[Signal], consequences: list[Signal]) -> Verdict:
+    return Verdict("UNKNOWN", False, None, [], consequences, unexplained_kill=kills[0])
+
+
+def _from_causes(causes: list[Signal], kills: list[Signal], consequences: list[Signal]) -> Verdict:
+    """The strongest direct cause wins in category order; indirect ones only when none is direct."""
     direct = [signal for signal in causes if signal.direct]
     pool = direct or causes
-    if pool:
-        category = next(
-            name for name in CATEGORY_PRECEDENCE if any(signal.category == name for signal in pool)
-        )
-        supporting = sorted((signal for signal in pool if signal.category == category), key=_specific_first)
-        winner = supporting[0]
-        explained = any(signal.rule.explains_kill for signal in causes) or bool(direct)
-        if kills and not explained:
-            return Verdict("UNKNOWN", False, None, [], consequences, unexplained_kill=kills[0])
-        # Indirect signals of other categories are still shown, after the winning ones.
-        return Verdict(category, winner.direct, winner, supporting, consequences)
-    if kills:
-        return Verdict("UNKNOWN", False, None, [], consequences, unexplained_kill=kills[0])
+    category = next(name for name in CATEGORY_PRECEDENCE if any(signal.category == name for signal in pool))
+    supporting = sorted((signal for signal in pool if signal.category == category), key=_specific_first)
+    explained = bool(direct) or any(signal.rule.explains_kill for signal in causes)
+    if kills and not explained:
+        return _unexplained(kills, consequences)
+    return Verdict(category, supporting[0].direct, supporting[0], supporting, consequences)
+
+
+def _without_cause(signals: list[Signal], consequences: list[Signal], *, stopped: bool) -> Verdict:
     log_consequences = [signal for signal in consequences if signal.observation.kind == "log"]
     if log_consequences:
         # Only a consequence line was found (an NCCL watchdog timeout…): the training process
         # failed, but the first failure is not in the evidence read.
         first = sorted(log_consequences, key=_specific_first)[0]
         return Verdict("CRASH_APP_ERROR", False, first, [first], consequences)
-    if stopped and not symptoms and not any(s.rule.name == "backoff_limit_exceeded" for s in consequences):
+    # On a Stopped workload the stop itself kills the pods (exit 137/143, pod phase Failed/Error):
+    # only a crash loop is a symptom of a crash there.
+    crash_loop = _by_role(signals, "crash_loop")
+    backoff = any(signal.rule.name == "backoff_limit_exceeded" for signal in consequences)
+    if stopped and not crash_loop and not backoff:
         return Verdict("SCHEDULING_POLICY_TERMINATED", False, None, [], consequences, stopped_default=True)
     return Verdict("UNKNOWN", False, None, [], consequences)
+
+
+def decide(signals: list[Signal], *, stopped: bool) -> Verdict:
+    """Consequences are set aside, then the strongest direct signal wins in category order.
+
+    `stopped`: the workload's phase is Stopped. Exits 137/143 there follow the stop itself (unless
+    OOMKilled is stated, which is then a cause of its own), and a Stopped workload with no other
+    explanation was stopped by a person or a policy (MEDIUM).
+    """
+    causes = _by_role(signals, "cause")
+    consequences = _by_role(signals, "consequence")
+    kills = [] if stopped else _by_role(signals, "kill")
+    if causes:
+        return _from_causes(causes, kills, consequences)
+    if kills:
+        return _unexplained(kills, consequences)
+    return _without_cause(signals, consequences, stopped=stopped)
