@@ -1,0 +1,135 @@
+"""Runbook step 4: the conditional evidence, each read only when its rule asks.
+
+- Metrics when an OOM kill shows anywhere, or an exit 137 that nothing explains.
+- Tier 2 (Kubernetes) when Tier 1 gives no category, when a 137 is unexplained, or when a crash
+  needs its exit code or log line; the metrics and the pods' Tier-2 reads go together.
+- The node only for node-failure signals, when Kubernetes access exists.
+The last evidence (Tier 2) may still show a preemption, which then routes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from diagnosis.evidence.source import Answer
+from diagnosis.models import Diagnosis
+from diagnosis.runai.rules import Signal, Verdict, classify_all, decide
+from diagnosis.runai.signals import Observation, from_pods
+from diagnosis.runai.tier2 import Tier2Evidence, read_nodes, read_pods
+from diagnosis.runai.workflow.conclude import conclude
+from diagnosis.runai.workflow.preemption import route_if_preempted
+from diagnosis.runai.workflow.state import Conditional, Next, Note, Run, State
+from diagnosis.runai.workflow.targets import failing_nodes, kubectl_next_steps, namespace, pod_targets
+from diagnosis.timeutil import iso, parse_instant
+
+METRIC_TYPES = "CPU_MEMORY_USAGE_BYTES,CPU_MEMORY_LIMIT_BYTES"
+METRIC_SAMPLES = 500
+
+
+def needs_tier2(verdict: Verdict) -> bool:
+    """No category from Tier 1, an unexplained 137, or a crash that needs its log line."""
+    if verdict.category == "UNKNOWN" or verdict.unexplained_kill is not None:
+        return True
+    return verdict.category == "CRASH_APP_ERROR" and not verdict.direct
+
+
+def wants_metrics(signals: list[Signal], verdict: Verdict) -> bool:
+    """OOMKilled anywhere, or an exit 137 that nothing explains."""
+    if verdict.unexplained_kill is not None:
+        return True
+    return any(signal.category == "OOM_KILLED" and signal.rule.role == "cause" for signal in signals)
+
+
+def _node_failure(signals: list[Signal]) -> bool:
+    return any(s.category == "NODE_FAILURE" for s in signals if s.rule.role == "cause")
+
+
+async def gather_conditional(state: State) -> Next | Diagnosis:
+    run = state.run
+    stopped = (state.known_status.phase or "").lower() == "stopped"
+    observations: list[Observation] = [*state.timeline(), *from_pods(list(state.pods))]
+    signals = classify_all(observations)
+    verdict = decide(signals, stopped=stopped)
+    tier2 = Tier2Evidence()
+    tier2_needed = needs_tier2(verdict)
+    metrics_answer: Answer | None = None
+    notes: list[str] = []
+    if tier2_needed and run.tier2_available:
+        if wants_metrics(signals, verdict):
+            metrics_answer, tier2 = await asyncio.gather(
+                read_metrics(run, state, notes.append), read_tier2(run, state, notes.append)
+            )
+        else:
+            tier2 = await read_tier2(run, state, notes.append)
+        signals = classify_all(observations + tier2.observations)
+        verdict = decide(signals, stopped=stopped)
+    if run.tier2_available and _node_failure(signals):
+        nodes = failing_nodes(state, signals, tier2)
+        if nodes:
+            tier2.merge(await read_nodes(run.source, nodes=nodes, t=run.t))
+            signals = classify_all(observations + tier2.observations)
+            verdict = decide(signals, stopped=stopped)
+    if metrics_answer is None and wants_metrics(signals, verdict):
+        metrics_answer = await read_metrics(run, state, notes.append)
+    state = _tier2_notes(state.noted(*notes), tier2, needed=tier2_needed)
+    if verdict.category == "UNKNOWN" or verdict.unexplained_kill is not None:
+        state = kubectl_next_steps(state, verdict)
+    preempted = route_if_preempted(state, [*state.timeline(), *tier2.observations])
+    if preempted is not None:
+        return preempted
+    found = Conditional(signals=signals, verdict=verdict, tier2=tier2, metrics_answer=metrics_answer)
+    return Next(conclude, state.but(conditional=found))
+
+
+async def read_tier2(run: Run, state: State, note: Note) -> Tier2Evidence:
+    found_namespace, derived = namespace(state)
+    if found_namespace is None:
+        note(run.t("lim.namespace_unknown"))
+        return Tier2Evidence()
+    targets = pod_targets(state)
+    if not targets:
+        note(run.t("lim.no_pod_names"))
+        return Tier2Evidence()
+    found = await read_pods(run.source, namespace=found_namespace, pods=targets, t=run.t)
+    if found.missing_pods:
+        key = "lim.pods_missing_derived" if derived else "lim.pods_missing"
+        note(run.t(key, pods=", ".join(found.missing_pods), namespace=found_namespace))
+    return found
+
+
+async def read_metrics(run: Run, state: State, note: Note) -> Answer | None:
+    """The lookback ending at now, clipped to the workload's createdAt..completedAt."""
+    status = state.known_status
+    start = run.cut
+    end = run.now
+    created = parse_instant(status.createdAt)
+    completed = parse_instant(status.completedAt)
+    if created is not None and created > start:
+        start = created
+    if completed is not None and completed < end:
+        end = completed
+    if start >= end:
+        note(run.t("lim.metrics_window_empty", lookback=run.lookback_text))
+        return None
+    return await run.source.fetch(
+        "get_workload_metrics",
+        workloadId=state.workload_id,
+        metricType=METRIC_TYPES,
+        start=iso(start),
+        end=iso(end),
+        numberOfSamples=METRIC_SAMPLES,
+    )
+
+
+def _tier2_notes(state: State, tier2: Tier2Evidence, *, needed: bool) -> State:
+    t = state.t
+    run = state.run
+    if needed and not run.tier2_available:
+        reason = run.tier2_unavailable_reason or t("word.no_k8s_credentials")
+        state = state.noted(t("lim.tier2_unavailable", reason=reason))
+    state = state.noted(*tier2.limitations)
+    if tier2.denied_calls:
+        # Several denied Tier-2 calls make one limitation naming the RBAC needed.
+        calls = ", ".join(dict.fromkeys(tier2.denied_calls))
+        state = state.noted(t("lim.tier2_denied", calls=calls, namespace=namespace(state)[0] or "?"))
+    return state
