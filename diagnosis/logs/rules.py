@@ -162,6 +162,8 @@ LINE_RULES: tuple[LineRule, ...] = (
         "cuda_error_out_of_memory", "cuda_oom", ("CUDA error: out of memory", "CUBLAS_STATUS_ALLOC_FAILED")
     ),
     LineRule("npu_out_of_memory", "cuda_oom", ("NPU out of memory",)),
+    # MindSpore on Ascend: `Device(id:0) memory isn't enough and alloc failed, kernel name: …`.
+    LineRule("mindspore_device_memory", "cuda_oom", ("memory isn't enough and alloc failed",)),
     LineRule(
         "ascend_memory_code",
         "cuda_oom",
