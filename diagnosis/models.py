@@ -45,7 +45,7 @@ Intent = Literal["failure", "active"]
 
 RUNAI_CATEGORIES: tuple[Category, ...] = get_args(RunaiCategory)
 
-# Strongest direct signal first (rulings G15).
+# Strongest direct signal first: the category that wins when several are named.
 CATEGORY_PRECEDENCE: tuple[Category, ...] = (
     "OOM_KILLED",
     "IMAGE_PULL_FAILED",

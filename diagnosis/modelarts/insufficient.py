@@ -1,4 +1,4 @@
-"""Rule E / LOW (rulings M5): nothing names a cause. Say so, list what was collected and what to
+"""LOW: nothing names a cause. Say so, list what was collected and what to
 fetch next (the full log of the failing task, the calls to retry), never a guess."""
 
 from __future__ import annotations

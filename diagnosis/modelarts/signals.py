@@ -1,5 +1,6 @@
 """Evidence that names a category: read from task messages, the platform's own analysis, error
-events and log previews with the rule table (rules.py), and ordered as rulings G14/G15 say.
+events and log previews with the rule table (rules.py), and ordered: consequences last, the
+earliest failure first, then the category order (CATEGORY_PRECEDENCE).
 
 Pure functions of parsed answers: no I/O, no clock, no language (the workflow words the result).
 """
@@ -46,7 +47,7 @@ class Signal:
     timestamp: datetime | None = None
     order: int = 0
     exit_code: int | None = None
-    consequence_seen: bool = False  # logscan saw it follow another failure (G14)
+    consequence_seen: bool = False  # the log scanner saw it follow another failure
 
     @property
     def category(self) -> Category:
@@ -62,7 +63,8 @@ class Signal:
 
     @property
     def early_exit(self) -> bool:
-        """Rulings M3: a traceback naming a cause, or an explicit device-memory line."""
+        """A task message that settles the diagnosis at once (no further call): a traceback naming a
+        cause, or an explicit device-memory line."""
         if self.kind != "message" or self.consequence:
             return False
         return self.traceback or self.rule.name == "device_oom"
@@ -105,14 +107,14 @@ def traceback_excerpt(text: str, final_line: str) -> str:
 
 
 def strength(signal: Signal) -> tuple[int, int, int]:
-    """Sort key: non-consequences first, direct first, then the category order of G15."""
+    """Sort key: non-consequences first, direct first, then the category order (strongest first)."""
     return (int(signal.consequence), int(not signal.direct), rules.category_rank(signal.category))
 
 
 def _sort_time(instant: datetime | None) -> datetime:
-    """Log times of one job are written in one zone (G15): naive stays naive, aware goes to UTC."""
+    """Log times of one job are written in one zone: naive stays naive, aware goes to UTC."""
     if instant is None:
-        # G14: a failure with no time at all counts as earlier (tracebacks carry no timestamps).
+        # A failure with no time at all counts as earlier (tracebacks carry no timestamps).
         return datetime.min
     if instant.tzinfo is None:
         return instant
@@ -120,7 +122,8 @@ def _sort_time(instant: datetime | None) -> datetime:
 
 
 def choose(signals: Sequence[Signal]) -> Signal | None:
-    """Rulings G14/G15: consequences last; within one source kind the earliest failure wins;
+    """Consequences last; within one source kind the earliest failure wins (across workers, the
+    first to fail is the root cause);
     across kinds the category order decides, then the runbook's A-E order."""
     best_per_kind: list[Signal] = []
     for kind in KIND_ORDER:
@@ -299,7 +302,7 @@ def preview_signals(task: str, preview: Preview) -> list[Signal]:
     for order, finding in enumerate(findings.findings):
         if finding.exit_code is not None:
             # `[ModelArts Service Log]Training end with return code: N` restates the exit code:
-            # it names no cause, so M6 reads it through the task's exit_code instead.
+            # it names no cause, so the exit-code verdict reads it through the task's exit_code instead.
             covered.add(finding.line_number)
             continue
         is_traceback = finding.traceback is not None or finding.kind == "traceback"
@@ -354,7 +357,8 @@ def preview_signals(task: str, preview: Preview) -> list[Signal]:
 
 
 def oom_hint(previews: Sequence[Preview]) -> bool:
-    """Rulings M6: evidence of host memory exhaustion at the end of a log (`Killed`, …)."""
+    """Evidence of host memory exhaustion at the end of a log (`Killed`, …): it turns an
+    unexplained exit 137/247 into a memory kill."""
     for preview in previews:
         # The last 50 lines whatever their length: one very long line (a tensor dump) must not
         # push the `Killed` before it out of view.

@@ -1,7 +1,7 @@
-"""JOB_STALLED (rulings M8): a stage open for more than an hour, at MEDIUM and only Suspected.
+"""JOB_STALLED: a stage open for more than an hour, at MEDIUM and only Suspected.
 
 On a faulty job the open stage alone says where it is stuck; on a Running job the newest log
-line must be more than an hour old too (the ages are read per G15, ages.py).
+line must be more than an hour old too (naive log times read in the job's one zone, ages.py).
 """
 
 from __future__ import annotations

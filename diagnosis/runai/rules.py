@@ -210,7 +210,8 @@ def _node_failure(name: str, matches: Predicate, **options: Any) -> Rule:
 # --- the table ------------------------------------------------------------------------------------
 
 RULES: tuple[Rule, ...] = (
-    # Preemption (rulings R7): scheduler evictions route to the preemption diagnosis, no category.
+    # Preemption: the scheduler evicted the pods to give their resources to other work (reclaim,
+    # bin packing, consolidation); it routes to the preemption diagnosis, no category.
     Rule(
         name="scheduler_preemption",
         role="preemption",
@@ -223,7 +224,8 @@ RULES: tuple[Rule, ...] = (
             _all(_kind("event", "phase_update", "phase_message"), _rx(r"\bpreempted by\b|\bwas preempted\b")),
         ),
     ),
-    # Consequences of another failure (G14/G15): cited as such, never the cause.
+    # Consequences of another failure (the Job controller's back-off limit, the kubelet stopping a
+    # container, a gang eviction): cited as such, never the cause.
     Rule(
         name="backoff_limit_exceeded",
         role="consequence",
@@ -322,7 +324,8 @@ RULES: tuple[Rule, ...] = (
         ),
         category="INIT_FAILED",
     ),
-    # DATASOURCE_MOUNT_FAILED: volumes, PVCs, and secrets/configmaps the container needs (R15).
+    # DATASOURCE_MOUNT_FAILED: volumes, PVCs, and the secrets/configmaps the container mounts or
+    # reads its environment from (https://kubernetes.io/docs/concepts/configuration/secret/).
     Rule(
         name="missing_secret_or_configmap",
         role="cause",
@@ -354,7 +357,8 @@ RULES: tuple[Rule, ...] = (
         category="DATASOURCE_MOUNT_FAILED",
         subcase="volume",
     ),
-    # NODE_FAILURE: the node or its hardware failed under the workload (G16 for GPU faults).
+    # NODE_FAILURE: the node or its hardware failed under the workload (an NVIDIA Xid, a GPU off the
+    # bus: https://docs.nvidia.com/deploy/xid-errors/index.html).
     _node_failure(
         "gpu_hardware_fault",
         _any(
@@ -611,7 +615,8 @@ _RULE_RANK = {rule.name: index for index, rule in enumerate(RULES)}
 
 def _specific_first(signal: Signal) -> tuple[int, int, bool, datetime]:
     """Most specific source kind, then the most specific rule (a registry error before a bare
-    ErrImagePull), then the earliest failure (G14/G15; no time counts as earliest)."""
+    ErrImagePull), then the earliest failure (the first worker to fail is the root cause; no time
+    counts as earliest)."""
     kind = signal.observation.kind
     kind_rank = _KIND_ORDER.index(kind) if kind in _KIND_ORDER else len(_KIND_ORDER)
     # A terminated state with its exit code says more than the waiting state that follows it.

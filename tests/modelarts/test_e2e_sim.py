@@ -113,7 +113,7 @@ async def test_throttling_and_5xx_are_retried(environment: pytest.MonkeyPatch) -
         diagnosis = await live(bundle, throttle=Throttle(50.0))
         assert sim.op_count("ShowTrainingJobDetails") == 2 and sim.op_count("ListTrainingJobEvents") == 3
     assert (diagnosis.category, diagnosis.confidence) == ("IMAGE_PULL_FAILED", "HIGH")
-    # Retries are not repeated in `calls` (rulings G1).
+    # Retries are not repeated in `calls`: it lists the calls a diagnosis made, once each.
     assert diagnosis.calls == ["ShowTrainingJobDetails", "ListTrainingJobEvents", "ListTrainingJobStages"]
 
 

@@ -140,7 +140,7 @@ def test_explicit_device_memory_line_exits_early_without_a_traceback() -> None:
 
 
 def test_a_consequence_traceback_does_not_exit_early() -> None:
-    """A launcher wrapper names no cause: the main and extended paths run (G14, M3)."""
+    """A launcher wrapper (ChildFailedError) names no cause: the main and extended paths run."""
 
     def change(data: dict[str, Any]) -> None:
         status = data["exchanges"][0]["body"]["status"]["task_statuses"][0]
@@ -233,7 +233,7 @@ def test_stalled_reports_the_stage_and_both_durations() -> None:
 
 
 def test_stall_needs_both_clocks_old() -> None:
-    """A fresh log line keeps a long stage from being called stalled (M8)."""
+    """A fresh log line keeps a long stage from being called stalled."""
 
     def change(data: dict[str, Any]) -> None:
         for exchange in data["exchanges"]:
@@ -245,7 +245,7 @@ def test_stall_needs_both_clocks_old() -> None:
 
 
 def test_zone_doubt_is_not_a_stall() -> None:
-    """A naive time that is over 1 hour old as China time but not as UTC stays a doubt (G15)."""
+    """A naive time that is over 1 hour old as China time but not as UTC stays a doubt."""
 
     def change(data: dict[str, Any]) -> None:
         data["captured_at"] = "2026-06-10T10:40:00Z"
@@ -332,12 +332,12 @@ def test_free_text_follows_the_language(lang: str) -> None:
     diagnosis = replay(load("early-exit-file-not-found"), lang=lang)
     marker = {"en": "The complete traceback", "ja": "完全なトレースバック"}[lang]
     assert marker in diagnosis.root_cause
-    # The signature and evidence stay verbatim (G9).
+    # The signature and evidence stay verbatim, whatever the language.
     assert diagnosis.signature is not None and diagnosis.signature.startswith("FileNotFoundError")
 
 
 def test_error_events_are_paged_until_total() -> None:
-    """`total` above the events returned: the next page is asked with an item offset (API §3.3)."""
+    """`total` above the events returned: the next page is asked with an item offset."""
 
     def change(data: dict[str, Any]) -> None:
         events = data["exchanges"][1]

@@ -1,4 +1,5 @@
-"""Builders for Run:ai evidence bundles in the platforms' wire format (runai-api.md, k8s-signals.md).
+"""Builders for Run:ai evidence bundles in the platforms' wire format (the Run:ai REST API and the
+Kubernetes core/v1 objects).
 
 The committed bundles (diagnosis/examples/runai/ and tests/runai/bundles/) are data in their own
 right, each with its expected verdict; these builders make worlds and variants for the workflow

@@ -77,7 +77,7 @@ def test_bundles_and_diagnoses_follow_the_contracts(
     got = _json(replay_file(bundle))
     jsonschema.validate(got, diagnosis_schema)
     assert {item["source"] for item in got["evidence"]} <= set(got["calls"])
-    # Confidence by outcome (rulings G6, R16).
+    # Confidence by outcome: only a diagnosis (and a denied call, LOW) carries one.
     if got["outcome"] in ("needs_input", "not_found", "wrong_cluster", "not_a_failure", "out_of_scope"):
         assert got["confidence"] is None and got["category"] is None and got["recurrence"] is None
     if got["outcome"] == "permission_denied":
@@ -86,7 +86,7 @@ def test_bundles_and_diagnoses_follow_the_contracts(
         assert got["confidence"] == "LOW" and got["recurrence"] is None
     if got["outcome"] != "diagnosed":
         assert got["measurements"] == {} and got["recommendations"] == []
-    # A request or limit is never a peak (G7): a peak only with a metrics call.
+    # A request or limit is never a peak: a peak only with a metrics call.
     if "memory_peak_bytes" in got["measurements"]:
         assert "get_workload_metrics" in got["calls"]
     for recommendation in got["recommendations"]:
