@@ -129,6 +129,7 @@ LABELS: dict[str, dict[str, str]] = {
         "usage.wrong_platform": "{keys} do not all apply to {platform}",
         "usage.lookback": "lookback={value} is not a duration: use a number and one of s, m, h, d, w (e.g. 7d)",
         "usage.intent": "intent must be failure or active",
+        "usage.too_long": "Your message is too long for me to read ({length} characters, at most {limit}): send only the job's identifiers.",
     },
     "zh": {
         "job": "作业",
@@ -254,6 +255,7 @@ LABELS: dict[str, dict[str, str]] = {
         "usage.wrong_platform": "{keys} 并不都适用于 {platform}",
         "usage.lookback": "lookback={value} 不是有效的时长：请用数字加 s、m、h、d、w 之一（例如 7d）",
         "usage.intent": "intent 只能是 failure 或 active",
+        "usage.too_long": "消息太长，无法读取（{length} 个字符，最多 {limit} 个）：请只发送作业的标识。",
     },
     "fr": {
         "job": "Job",
@@ -379,6 +381,7 @@ LABELS: dict[str, dict[str, str]] = {
         "usage.wrong_platform": "{keys} ne s’appliquent pas tous à {platform}",
         "usage.lookback": "lookback={value} n’est pas une durée\u00a0: un nombre suivi de s, m, h, d ou w (p. ex. 7d)",
         "usage.intent": "intent vaut failure ou active",
+        "usage.too_long": "Votre message est trop long pour que je le lise ({length}\u00a0caractères, {limit} au plus)\u00a0: n’envoyez que les identifiants du job.",
     },
     "ja": {
         "job": "ジョブ",
@@ -504,6 +507,7 @@ LABELS: dict[str, dict[str, str]] = {
         "usage.wrong_platform": "{keys} は {platform} には当てはまらないものを含みます",
         "usage.lookback": "lookback={value} は期間ではありません：数字と s、m、h、d、w のいずれかで指定します（例：7d）",
         "usage.intent": "intent は failure または active です",
+        "usage.too_long": "メッセージが長すぎて読み取れません（{length} 文字、上限 {limit} 文字）。ジョブの識別子だけを送ってください。",
     },
 }
 

@@ -8,24 +8,41 @@ UUID, a region). Nothing is guessed: what is missing or ambiguous is asked in th
 from __future__ import annotations
 
 import re
-import shlex
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from bot.textpatterns import linear
 from diagnosis.models import DiagnoseRequest, Intent, Platform
 from diagnosis.timeutil import parse_duration
 
 IDENTIFIER_KEYS = ("job_id", "job_name", "region", "cluster_id", "workload_id", "workload_name", "project")
 OPTION_KEYS = ("lookback", "intent")
 
-_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
-_UUID_IN_TEXT = re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")
-_REGION = re.compile(r"^[a-z]{2}(?:-[a-z]+)+-\d{1,2}$")
-_REGION_IN_TEXT = re.compile(r"\b[a-z]{2}(?:-[a-z]+)+-\d{1,2}\b")
-# Identifiers as platforms spell them: letters, digits and - _ . : / (no spaces, no markup).
-_IDENTIFIER = re.compile(r"^[\w][\w.:/\-]{0,199}$")
-_SLACK_REF = re.compile(r"<([^<>|]*)(?:\|([^<>]*))?>")
+# The longest text parsed from Slack: a real command or question is a few hundred characters (an
+# identifier is at most 200); a longer one gets a one-line answer instead of a parse.
+MAX_TEXT_CHARS = 4000
+
+# Every pattern on text from Slack runs in linear time (RE2): any channel member can send the text.
+UUID = linear(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+UUID_IN_TEXT = linear(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")
+REGION = linear(r"[a-z]{2}(?:-[a-z]+)+-\d{1,2}")
+REGION_IN_TEXT = linear(r"\b[a-z]{2}(?:-[a-z]+)+-\d{1,2}\b")
+# Identifiers as platforms spell them: letters, digits and - _ . : / (no spaces, no markup), at most
+# IDENTIFIER_MAX_CHARS long (checked apart: a counted repeat of Unicode classes would make RE2's
+# program too large for its DFA).
+IDENTIFIER_MAX_CHARS = 200
+_IDENTIFIER = linear(r"[\p{L}\p{N}_][\p{L}\p{N}_.:/\-]*")
+_EXIT_CODE = linear(r"-?\d{1,4}")
+# Slack's references (`<@U1|name>`, `<#C1|inc-42>`, `<https://x|x>`): a label never holds `<` or `>`
+# (Slack escapes them), so each attempt stops at the next `<` or `>` and never backtracks
+# (possessive): linear in Python's `re`, which is many times cheaper a match than RE2's wrapper.
+_SLACK_REF = re.compile(r"<([^<>|]*+)(?:\|([^<>]*+))?>")
+# The lexemes of shell-like words (shlex itself copies the word for each character: quadratic on a
+# long word). Each alternative consumes its run in one forward pass (possessive, nothing to backtrack
+# into), and the only scan that can fail (a quote never closed) ends the tokenizing: linear. Python's
+# `re` here, not RE2: a word per few characters, and RE2's Python wrapper costs microseconds a match.
+_LEXEME = re.compile(r"""\s++|"[^"]*+"|'[^']*+'|[^\s"']++|["']""")
 
 PLATFORM_WORDS: dict[str, Platform] = {
     "runai": "runai",
@@ -99,10 +116,10 @@ class RequestDraft(BaseModel):
                 data["job_name"] = data["job_name"] or data.pop("workload_name")
                 data["job_id"] = data["job_id"] or data.pop("workload_id")
         elif key == "job":
-            data["job_id" if _UUID.match(value) else "job_name"] = value
+            data["job_id" if UUID.fullmatch(value) else "job_name"] = value
         elif key in ("past_run", "workload"):
             # Run:ai R3/R5 ("did you mean a past run?"): the answer names that run, by id or by name.
-            data["workload_id" if _UUID.match(value) else "workload_name"] = value
+            data["workload_id" if UUID.fullmatch(value) else "workload_name"] = value
         elif key in data:
             data[key] = value
         return RequestDraft.model_validate(data)
@@ -222,20 +239,62 @@ Command = Annotated[
 ]
 
 
+def is_identifier(value: str) -> bool:
+    """Whether `value` can be a job, workload, cluster, project or region identifier."""
+    return len(value) <= IDENTIFIER_MAX_CHARS and _IDENTIFIER.fullmatch(value) is not None
+
+
 def unwrap_slack(text: str) -> str:
     """`<#C1|inc-42>` → `inc-42`, `<https://x|x>` → `x`, `<foo>` → `foo` (escaped commands)."""
-    return _SLACK_REF.sub(lambda m: m.group(2) or m.group(1), text)
+    return _SLACK_REF.sub(_shown_part, text)
+
+
+def _shown_part(reference: re.Match[str]) -> str:
+    return reference.group(2) or reference.group(1) or ""
 
 
 def _words(text: str) -> list[str]:
-    try:
-        return shlex.split(text)
-    except ValueError:
-        return text.split()
+    """Words split as a shell would (quotes group, and are dropped); with a quote left open, at
+    whitespace only."""
+    words: list[str] = []
+    word: list[str] | None = None
+    for lexeme in _LEXEME.finditer(text):
+        part = lexeme.group(0)
+        if part[0] in "\"'":
+            if len(part) == 1:
+                return text.split()
+            part = part[1:-1]
+        elif part.isspace():
+            if word is not None:
+                words.append("".join(word))
+            word = None
+            continue
+        if word is None:
+            word = []
+        word.append(part)
+    if word is not None:
+        words.append("".join(word))
+    return words
 
 
-def parse_command(text: str) -> Command:
-    """Parse `/diagnose` text. Never raises: bad input gives `UsageProblem` with the reason."""
+def too_long(text: str, *, max_chars: int | None) -> UsageProblem | None:
+    """The answer to a text longer than `max_chars` (None: no cap), before anything parses it."""
+    if max_chars is None or len(text) <= max_chars:
+        return None
+    return _problem(
+        "too_long",
+        f"that text is {len(text)} characters long; I read at most {max_chars}",
+        length=str(len(text)),
+        limit=str(max_chars),
+    )
+
+
+def parse_command(text: str, *, max_chars: int | None = MAX_TEXT_CHARS) -> Command:
+    """Parse `/diagnose` text. Never raises: bad input gives `UsageProblem` with the reason.
+    `max_chars`: longer text is refused unread (None lifts the cap, for measurements)."""
+    refused = too_long(text, max_chars=max_chars)
+    if refused is not None:
+        return refused
     words = _words(unwrap_slack(text.replace("\u00a0", " ")).strip())
     if not words:
         return HelpCommand()
@@ -252,7 +311,7 @@ def parse_command(text: str) -> Command:
 
 
 def _explain(words: list[str]) -> Command:
-    if len(words) != 1 or not re.fullmatch(r"-?\d{1,4}", words[0]):
+    if len(words) != 1 or not _EXIT_CODE.fullmatch(words[0]):
         return _problem("explain", "explain takes one exit code, e.g. `explain 137`")
     return ExplainCommand(code=int(words[0]))
 
@@ -284,9 +343,9 @@ def _scan(words: list[str]) -> Command:
         field = SCAN_KEYS[platform].get(key) if equals else None
         if key == "lang" and equals and value in LANGS:
             lang = value
-        elif field is not None and value and _IDENTIFIER.match(value):
+        elif field is not None and value and is_identifier(value):
             values[field] = value
-        elif platform == "modelarts" and _REGION.match(word):
+        elif platform == "modelarts" and REGION.fullmatch(word):
             values["region"] = word
         else:
             return _problem(
@@ -323,7 +382,7 @@ def _diagnose(words: list[str], platform: Platform | None) -> Command:
                 return _problem("lang", f"lang must be one of {', '.join(LANGS)}", langs=", ".join(LANGS))
             lang = value
             continue
-        if not _IDENTIFIER.match(value):
+        if not is_identifier(value):
             return _problem(
                 "bad_identifier", f"{key}={value!r} is not a valid identifier", value=f"{key}={value}"
             )
@@ -335,9 +394,9 @@ def _diagnose(words: list[str], platform: Platform | None) -> Command:
             "bare_words", f"I do not understand {' '.join(bare)!r}: use key=value words", words=" ".join(bare)
         )
     if bare:
-        if not _IDENTIFIER.match(bare[0]):
+        if not is_identifier(bare[0]):
             return _problem("bad_identifier", f"{bare[0]!r} is not a valid identifier", value=bare[0])
-        values.setdefault("id" if _UUID.match(bare[0]) else "name", bare[0])
+        values.setdefault("id" if UUID.fullmatch(bare[0]) else "name", bare[0])
     if platform is None and len(implied) == 1:
         platform = next(iter(implied))
     elif platform is None and len(implied) > 1:
@@ -377,7 +436,7 @@ def _draft(values: dict[str, str], platform: Platform | None) -> RequestDraft:
         elif field == "name":
             data["job_name" if platform == "modelarts" else "workload_name"] = value
         elif field == "job":
-            data["job_id" if _UUID.match(value) else "job_name"] = value
+            data["job_id" if UUID.fullmatch(value) else "job_name"] = value
         else:
             data[field] = value
     if platform is None:

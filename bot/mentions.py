@@ -7,16 +7,19 @@ crash-looping". A crash-loop wording asks for the active-symptom path (`intent=a
 
 from __future__ import annotations
 
+import functools
+import itertools
 import re
 from typing import Literal
 
 from pydantic import BaseModel
 
 from bot.grammar import (
-    _REGION_IN_TEXT,
-    _UUID,
-    _UUID_IN_TEXT,
+    MAX_TEXT_CHARS,
     PLATFORM_WORDS,
+    REGION_IN_TEXT,
+    UUID,
+    UUID_IN_TEXT,
     Command,
     DiagnoseCommand,
     ExplainCommand,
@@ -25,8 +28,10 @@ from bot.grammar import (
     ScanCommand,
     UsageProblem,
     parse_command,
+    too_long,
     unwrap_slack,
 )
+from bot.textpatterns import TextPattern, escape, linear
 from diagnosis.models import Platform
 
 FollowUpKind = Literal["evidence", "history", "logs", "json", "rerun", "why", "explain"]
@@ -46,26 +51,32 @@ FOLLOW_UP_WORDS: dict[str, FollowUpKind] = {
     "explain": "explain",
 }
 
-_TOKEN = r"([A-Za-z0-9][\w.:/\-]*[A-Za-z0-9]|[A-Za-z0-9])"
+# Every pattern here runs in linear time (RE2, see bot/textpatterns.py) on text anyone can send.
+_TOKEN = r"([A-Za-z0-9][\p{L}\p{N}_.:/\-]*[A-Za-z0-9]|[A-Za-z0-9])"
 _KEYED = {
-    "cluster_id": re.compile(rf"\bcluster(?:\s+id)?\s*[:=]?\s+{_TOKEN}", re.IGNORECASE),
-    "project": re.compile(rf"\b(?:project|in)\s+(?:project\s+)?{_TOKEN}", re.IGNORECASE),
-    "job": re.compile(rf"\bjob(?:\s+id|\s+name)?\s*[:=]?\s+{_TOKEN}", re.IGNORECASE),
-    "workload": re.compile(rf"\bworkload(?:\s+id|\s+name)?\s*[:=]?\s+{_TOKEN}", re.IGNORECASE),
-    "region": re.compile(rf"\bregion\s*[:=]?\s+{_TOKEN}", re.IGNORECASE),
+    "cluster_id": linear(rf"\bcluster(?:\s+id)?\s*[:=]?\s+{_TOKEN}", ignore_case=True),
+    "project": linear(rf"\b(?:project|in)\s+(?:project\s+)?{_TOKEN}", ignore_case=True),
+    "job": linear(rf"\bjob(?:\s+id|\s+name)?\s*[:=]?\s+{_TOKEN}", ignore_case=True),
+    "workload": linear(rf"\bworkload(?:\s+id|\s+name)?\s*[:=]?\s+{_TOKEN}", ignore_case=True),
+    "region": linear(rf"\bregion\s*[:=]?\s+{_TOKEN}", ignore_case=True),
 }
-_SUBJECT = re.compile(
+_SUBJECT = linear(
     rf"\b(?:did|does|is|was|has|have|happened\s+to|about|diagnose|check|with)\s+(?:the\s+|my\s+|our\s+)?{_TOKEN}",
-    re.IGNORECASE,
+    ignore_case=True,
 )
-_LOOKBACK = re.compile(
-    r"\b(?:last|past|lookback)\s+(\d+)\s*(s|m|h|d|w|min\w*|hours?|days?|weeks?)\b", re.IGNORECASE
+_LOOKBACK = linear(
+    r"\b(?:last|past|lookback)\s+(\d+)\s*(s|m|h|d|w|min\w*|hours?|days?|weeks?)\b", ignore_case=True
 )
-_ACTIVE = re.compile(
+_ACTIVE = linear(
     r"crash[\s-]?loop|crashloopbackoff|crashing|keeps?\s+(?:crashing|restarting|failing)|restart(?:ing)?\s+loop|"
     r"image\s*pull|pulling|stuck|pending|can'?t\s+start|won'?t\s+start|not\s+starting|mount",
-    re.IGNORECASE,
+    ignore_case=True,
 )
+_PLATFORM_MENTIONS: dict[str, TextPattern] = {
+    word: linear(rf"\b{escape(word)}\b", ignore_case=True) for word in PLATFORM_WORDS if word != "ma"
+}
+_FOLLOW_UP_WORD = linear(r"[\p{L}\p{N}_:-]+")
+_EXIT_CODE = linear(r"-?\d{1,4}")
 # Words that follow "in", "did", "is" … without being identifiers.
 STOPWORDS = frozenset(
     [
@@ -162,21 +173,39 @@ class FollowUp(BaseModel):
     code: int | None = None
 
 
-def strip_mentions(text: str, bot_user_id: str | None) -> str:
-    """Drop the bot's own mention(s); other mentions become plain names."""
+@functools.lru_cache(maxsize=16)
+def _mention_of(user_id: str) -> re.Pattern[str]:
+    # As the Slack references in bot/grammar.py: a label stops at `<` or `>`, possessive, linear.
+    return re.compile(rf"<@{re.escape(user_id)}(?:\|[^<>]*+)?>")
+
+
+def mentions_user(text: str, user_id: str) -> bool:
+    """Whether `text` mentions `user_id` (`<@U…>` or `<@U…|name>`)."""
+    return _mention_of(user_id).search(text) is not None
+
+
+def strip_mentions(text: str, bot_user_id: str | None, *, max_chars: int | None = MAX_TEXT_CHARS) -> str:
+    """Drop the bot's own mention(s); other mentions become plain names. A text over `max_chars`
+    is left as it is: it is answered as too long, unread."""
+    if max_chars is not None and len(text) > max_chars:
+        return text
     if bot_user_id:
-        text = re.sub(rf"<@{re.escape(bot_user_id)}(?:\|[^>]*)?>", " ", text)
+        text = _mention_of(bot_user_id).sub(" ", text)
     return " ".join(unwrap_slack(text).split())
 
 
-def parse_follow_up(text: str) -> FollowUp | None:
-    """`evidence`, `history`, `logs`, `json`, `rerun`, `why`, `explain 137` (a word or two, not a sentence)."""
-    words = re.findall(r"[\w:-]+", text.lower())
+def parse_follow_up(text: str, *, max_chars: int | None = MAX_TEXT_CHARS) -> FollowUp | None:
+    """`evidence`, `history`, `logs`, `json`, `rerun`, `why`, `explain 137` (a word or two, not a sentence).
+    Text over `max_chars` is no follow-up (None lifts the cap)."""
+    if too_long(text, max_chars=max_chars) is not None:
+        return None
+    # The first five words decide; the rest of the text is never split.
+    words = [(word.group(0) or "").lower() for word in itertools.islice(_FOLLOW_UP_WORD.finditer(text), 5)]
     if not words or words[0] not in FOLLOW_UP_WORDS:
         return None
     kind = FOLLOW_UP_WORDS[words[0]]
     if kind == "explain":
-        if len(words) >= 2 and re.fullmatch(r"-?\d{1,4}", words[1]):
+        if len(words) >= 2 and _EXIT_CODE.fullmatch(words[1]):
             return FollowUp(kind="explain", code=int(words[1]))
         return None
     if len(words) > 4:
@@ -184,14 +213,18 @@ def parse_follow_up(text: str) -> FollowUp | None:
     return FollowUp(kind=kind)
 
 
-def parse_mention(text: str) -> Command | None:
-    """A mention's text (bot mention already stripped) → a command, or None when nothing was asked."""
+def parse_mention(text: str, *, max_chars: int | None = MAX_TEXT_CHARS) -> Command | None:
+    """A mention's text (bot mention already stripped) → a command, or None when nothing was asked.
+    Text over `max_chars` gets the `too_long` usage answer unread (None lifts the cap)."""
+    refused = too_long(text, max_chars=max_chars)
+    if refused is not None:
+        return refused
     cleaned = text.strip().rstrip("?!.")
     if not cleaned:
         return HelpCommand()
-    first = cleaned.split()[0].lower()
+    first = cleaned.split(maxsplit=1)[0].lower()
     if first in ("help", "explain", "scan") or first in PLATFORM_WORDS or "=" in cleaned:
-        parsed = parse_command(cleaned)
+        parsed = parse_command(cleaned, max_chars=None)
         if not isinstance(parsed, UsageProblem) or "=" in cleaned or first in ("help", "explain", "scan"):
             return parsed
     return parse_sentence(cleaned)
@@ -201,21 +234,17 @@ def parse_sentence(text: str) -> Command | None:
     found: dict[str, str] = {}
     consumed: set[str] = set()
     platforms: set[Platform] = {
-        platform
-        for word, platform in PLATFORM_WORDS.items()
-        if word != "ma" and re.search(rf"\b{re.escape(word)}\b", text, re.IGNORECASE)
+        PLATFORM_WORDS[word] for word, pattern in _PLATFORM_MENTIONS.items() if pattern.search(text)
     }
-    if re.search(r"\brun:ai\b|\brun\.ai\b", text, re.IGNORECASE):
-        platforms.add("runai")
     for key, pattern in _KEYED.items():
         for match in pattern.finditer(text):
-            value = match.group(1)
+            value = match.group(1) or ""
             if value.lower() in STOPWORDS or value.lower() in PLATFORM_WORDS:
                 continue
             if (
                 key == "project"
-                and match.group(0).lower().startswith("in")
-                and _REGION_IN_TEXT.fullmatch(value)
+                and (match.group(0) or "").lower().startswith("in")
+                and REGION_IN_TEXT.fullmatch(value)
             ):
                 continue
             found.setdefault(key, value)
@@ -223,12 +252,12 @@ def parse_sentence(text: str) -> Command | None:
             break
     region = found.get("region")
     if region is None:
-        region_match = _REGION_IN_TEXT.search(text)
+        region_match = REGION_IN_TEXT.search(text)
         if region_match:
-            found["region"] = region_match.group(0)
-            consumed.add(region_match.group(0))
+            found["region"] = region_match.group(0) or ""
+            consumed.add(found["region"])
     subject = _subject(text, consumed)
-    uuids = [u for u in _UUID_IN_TEXT.findall(text) if u not in consumed]
+    uuids = [u for u in (m.group(0) or "" for m in UUID_IN_TEXT.finditer(text)) if u not in consumed]
     lookback = _lookback(text)
     active = bool(_ACTIVE.search(text))
 
@@ -244,7 +273,7 @@ def parse_sentence(text: str) -> Command | None:
 
     name = found.get("workload") or found.get("job") or subject
     ident = uuids[0] if uuids else None
-    if name and _UUID.match(name):
+    if name and UUID.fullmatch(name):
         ident, name = name, None
     if not (name or ident or found):
         return None
@@ -266,7 +295,7 @@ def parse_sentence(text: str) -> Command | None:
 
 def _subject(text: str, consumed: set[str]) -> str | None:
     for match in _SUBJECT.finditer(text):
-        value = match.group(1)
+        value = match.group(1) or ""
         if value.lower() in STOPWORDS or value.lower() in PLATFORM_WORDS or value in consumed:
             continue
         return value
@@ -277,7 +306,7 @@ def _lookback(text: str) -> str | None:
     match = _LOOKBACK.search(text)
     if not match:
         return None
-    unit = match.group(2).lower()[0]
+    unit = (match.group(2) or "s").lower()[0]
     return f"{match.group(1)}{unit}"
 
 
@@ -288,6 +317,7 @@ __all__ = [
     "FollowUp",
     "HelpCommand",
     "ScanCommand",
+    "mentions_user",
     "parse_follow_up",
     "parse_mention",
     "strip_mentions",

@@ -91,7 +91,12 @@ def route_text(
 
 
 def usage_reply(command: Command | None, *, lang: str) -> SlackMessage:
-    """The help in the channel's language, under what was wrong with the words when something was."""
+    """The help in the channel's language, under what was wrong with the words when something was.
+    A text too long to read gets that one line, not the help."""
+    if isinstance(command, UsageProblem) and command.code == "too_long":
+        return notice(
+            usage_problem(command.code, command.values, lang=lang, english=command.problem), emoji=":warning:"
+        )
     problem = (
         usage_problem(command.code, command.values, lang=lang, english=command.problem)
         if isinstance(command, UsageProblem)

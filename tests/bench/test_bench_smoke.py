@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import ack, logscan, one_diagnosis, run_all, scan
+from bench import ack, logscan, one_diagnosis, parsing, run_all, scan
 from bench.harness import BenchResult
 from diagnosis.logs.scan import scan_stream
 
@@ -51,6 +51,14 @@ def test_logscan(capsys: pytest.CaptureFixture[str]) -> None:
     assert "grep -E" in output and "peak RSS" in output
 
 
+def test_parsing(capsys: pytest.CaptureFixture[str]) -> None:
+    result = parsing.run(sizes=(4096, 16384), repeat=1)
+    output = capsys.readouterr().out
+    assert_reported(result, output, figures=["worst s per MiB", "worst growth", "capped entry"])
+    assert len(result.checks) == 2 * len(parsing.SHAPES)
+    assert '"ab-" runs' in output and "refused in" in output
+
+
 def test_generated_log_holds_what_the_scanner_looks_for(tmp_path: Path) -> None:
     path = tmp_path / "train.log"
     log = logscan.generate_log(path, 12_000_000)
@@ -70,4 +78,4 @@ def test_ack(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_run_all_names_the_machine() -> None:
     assert run_all.machine().startswith(f"{os.cpu_count()} cores")
-    assert set(run_all.BENCHES) == {"one_diagnosis", "scan", "logscan", "ack"}
+    assert set(run_all.BENCHES) == {"one_diagnosis", "scan", "logscan", "ack", "parsing"}

@@ -7,13 +7,13 @@ listener; both claim `(channel, ts)` so that only one ever answers.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from slack_bolt import BoltContext
 from slack_sdk import WebClient
 
 from bot.jobs import AskerRef, TextJob
+from bot.mentions import mentions_user
 from bot.runtime import Runtime, runtime_of, submit
 
 # Subtypes that are people writing; edits, joins, bot posts and the like are ignored.
@@ -34,7 +34,7 @@ def thread_message(event: dict[str, Any], client: WebClient, context: BoltContex
         return
     text = str(event.get("text") or "")
     bot_user_id = context.bot_user_id
-    if bot_user_id and re.search(rf"<@{re.escape(bot_user_id)}(\|[^>]*)?>", text):
+    if bot_user_id and mentions_user(text, bot_user_id):
         return
     runtime = runtime_of(context)
     record = runtime.services.store.get_thread(str(channel), str(thread_ts))

@@ -10,7 +10,7 @@ from slack_sdk import WebClient
 from blocks.labels import label
 from blocks.prompts import ANSWER_INPUT_BLOCK
 from bot.jobs import AnswerJob
-from bot.listeners.views.common import IDENTIFIER, metadata, submitted_value
+from bot.listeners.views.common import is_identifier, metadata, submitted_value
 from bot.runtime import runtime_of, submit
 
 
@@ -18,7 +18,7 @@ def answer_form(
     ack: Ack, body: dict[str, Any], view: dict[str, Any], client: WebClient, context: BoltContext
 ) -> None:
     value = submitted_value(view)
-    if not IDENTIFIER.match(value):
+    if not is_identifier(value):
         ack(
             response_action="errors",
             errors={ANSWER_INPUT_BLOCK: label("modal_invalid", str(metadata(view).get("lang") or "en"))},

@@ -1,13 +1,12 @@
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from blocks.prompts import ANSWER_INPUT_ACTION, ANSWER_INPUT_BLOCK
+from bot.grammar import is_identifier
 
-# What a typed identifier may hold: letters, digits and - _ . : / (no spaces, no markup).
-IDENTIFIER = re.compile(r"^[\w][\w.:/\-]{0,199}$")
+__all__ = ["is_identifier", "metadata", "submitted_value"]
 
 
 def submitted_value(view: dict[str, Any]) -> str:

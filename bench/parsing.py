@@ -1,0 +1,142 @@
+"""Parsing Slack text in linear time: `/diagnose` and @mention text built to make regexes backtrack.
+
+    python -m bench.parsing [--sizes 65536,262144,1048576]
+
+Any channel member can send these texts. For each adversarial shape and size, the time to take a
+mention the way the bot does (strip the bot's mention, try a follow-up word, parse the sentence)
+and to parse it as a command, with the length cap lifted so that the parsers themselves are
+measured; then the same 1 MiB text through the capped entry points, which refuse it unread.
+
+The reference is the linear model: time per MiB must stay flat as the size grows (a quadratic
+parser's time per MiB grows with the size: 16x from 64 KiB to 1 MiB), and stay under 2 s per MiB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+
+from bench.harness import BenchResult, Check
+from bot.grammar import parse_command
+from bot.mentions import parse_follow_up, parse_mention, strip_mentions
+
+MIB = 1024 * 1024
+DEFAULT_SIZES = (64 * 1024, 256 * 1024, MIB)
+QUICK_SIZES = (16 * 1024, 64 * 1024)
+SECONDS_PER_MIB_CEILING = 2.0
+# Time per MiB at the largest size over time per MiB at the smallest: 1 for linear code; a quadratic
+# parser gives the size ratio (16 from 64 KiB to 1 MiB).
+GROWTH_CEILING = 2.0
+BOT_USER_ID = "U0DIAGBOT"
+
+# Each shape is one unit repeated to the size.
+SHAPES: dict[str, str] = {
+    '"ab-" runs': "ab-",
+    "= runs": "=",
+    "quotes": '"',
+    "<@U…> runs": "<@U0ALICE01> ",
+    "unclosed <@BOT| runs": f"<@{BOT_USER_ID}|",
+    "key=value runs": "step=1,loss=0.12,task=cls,",
+    "key=value words": "cluster=a ",
+    "region-shaped runs": "cn-north-",
+    "keyword runs": "cluster in project job ",
+}
+
+
+def shaped(unit: str, size: int) -> str:
+    return (unit * (size // len(unit) + 1))[:size]
+
+
+def as_mention(text: str) -> None:
+    """What a mention goes through, cap lifted: bot mention stripped, follow-up word, sentence."""
+    stripped = strip_mentions(text, BOT_USER_ID, max_chars=None)
+    parse_follow_up(stripped, max_chars=None)
+    parse_mention(stripped, max_chars=None)
+
+
+def as_command(text: str) -> None:
+    parse_command(text, max_chars=None)
+
+
+def capped(text: str) -> None:
+    """The bot's entry points as they run: a text over the cap is refused before any parse."""
+    parse_command(text)
+    parse_mention(strip_mentions(text, BOT_USER_ID))
+
+
+def best_seconds(run: Callable[[str], None], text: str, *, repeat: int) -> float:
+    timings = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        run(text)
+        timings.append(time.perf_counter() - started)
+    return min(timings)
+
+
+def run(*, sizes: tuple[int, ...] = DEFAULT_SIZES, repeat: int = 3) -> BenchResult:
+    result = BenchResult(title="parsing Slack text")
+    sizes = tuple(sorted(sizes))
+    smallest, largest = sizes[0], sizes[-1]
+    print(f"Parsing adversarial Slack text, cap lifted (best of {repeat}); seconds per MiB at each size")
+    header = f"{'shape':<22}" + "".join(f"{_size_label(size):>12}" for size in sizes) + f"{'growth':>9}"
+    print(header)
+    print("-" * len(header))
+    worst_rate = 0.0
+    worst_growth = 0.0
+    for name, unit in SHAPES.items():
+        rates = []
+        for size in sizes:
+            text = shaped(unit, size)
+            seconds = best_seconds(as_mention, text, repeat=repeat) + best_seconds(
+                as_command, text, repeat=repeat
+            )
+            rates.append(seconds / (size / MIB))
+        growth = rates[-1] / rates[0] if rates[0] > 0 else float("inf")
+        worst_rate = max(worst_rate, rates[-1])
+        worst_growth = max(worst_growth, growth)
+        print(f"{name:<22}" + "".join(f"{rate:>11.3f}s" for rate in rates) + f"{growth:>8.2f}x")
+        result.checks.append(
+            Check(f"{name}: s per MiB at {_size_label(largest)}", rates[-1], SECONDS_PER_MIB_CEILING, "s")
+        )
+        result.checks.append(
+            Check(
+                f"{name}: growth of s per MiB, {_size_label(smallest)} to {_size_label(largest)}",
+                growth,
+                GROWTH_CEILING,
+                "x",
+            )
+        )
+    refused = max(best_seconds(capped, shaped(unit, largest), repeat=repeat) for unit in SHAPES.values())
+    print(
+        f"\nThrough the capped entry points, the slowest {_size_label(largest)} text is refused in "
+        f"{refused * 1000:.3f} ms"
+    )
+    result.figures["worst s per MiB"] = f"{worst_rate:.3f} s at {_size_label(largest)} (cap lifted)"
+    result.figures["worst growth"] = (
+        f"{worst_growth:.2f}x from {_size_label(smallest)} to {_size_label(largest)}"
+    )
+    result.figures["capped entry"] = f"{_size_label(largest)} refused in {refused * 1000:.3f} ms"
+    result.print_checks()
+    return result
+
+
+def _size_label(size: int) -> str:
+    return f"{size // MIB} MiB" if size >= MIB and size % MIB == 0 else f"{size // 1024} KiB"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.parsing", description=__doc__)
+    parser.add_argument(
+        "--sizes", default=",".join(str(size) for size in DEFAULT_SIZES), help="text sizes in bytes"
+    )
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each measurement (the best is kept)")
+    options = parser.parse_args(argv)
+    sizes = tuple(int(part) for part in options.sizes.split(",") if part.strip())
+    run(sizes=sizes, repeat=max(1, options.repeat))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
