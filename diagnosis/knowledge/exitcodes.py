@@ -16,6 +16,7 @@ from __future__ import annotations
 import signal as _signal
 from dataclasses import dataclass, field
 
+from diagnosis.knowledge.catalogue import Step, change, check
 from diagnosis.models import Category
 
 LANGUAGES = ("en", "fr", "zh", "ja")
@@ -370,3 +371,126 @@ MEMORY_KILL = ExitReading("OOM_KILLED", "exit.137_oom")
 
 def exit_reading(code: int) -> ExitReading:
     return EXIT_READINGS.get(code, OTHER_EXIT)
+
+
+# ----------------------------------------------------------------------------------------------
+# What to do about each exit code (`diagnose explain <code>`)
+# ----------------------------------------------------------------------------------------------
+
+_EXPLAIN_LOG = check(
+    "Read the last lines of the log before the exit (a traceback or error line names the cause).",
+    "查看退出前的最后几行日志（traceback 或错误行会指出原因）。",
+)
+_FIX_AND_RESUBMIT = change(
+    "After confirming the cause, a person fixes the code or configuration and resubmits.",
+    "确认原因后，由用户修复代码或配置并重新提交。",
+)
+_KILL_CHECKS = check(
+    "Check who killed it: the container's termination reason (OOMKilled or Error), the pod's events "
+    "(eviction, preemption, probe), the node's events (SystemOOM) and the memory metrics against the limit.",
+    "确认是谁终止了进程：容器终止原因（OOMKilled 或 Error）、Pod 事件（驱逐、抢占、探针）、节点事件（SystemOOM），以及内存指标与上限的对比。",
+)
+_MEMORY_CHANGE = change(
+    "If memory is confirmed, a person raises the memory limit with headroom or reduces the batch size or "
+    "DataLoader workers, then resubmits.",
+    "若确认是内存问题，由用户提高内存上限并留出余量，或减小 batch size、DataLoader worker 数量，再重新提交。",
+)
+
+EXIT_CODE_STEPS: dict[int, tuple[Step, ...]] = {
+    0: (check("Nothing to fix: the process succeeded.", "无需修复：进程已成功结束。"),),
+    1: (_EXPLAIN_LOG, _FIX_AND_RESUBMIT),
+    2: (
+        check(
+            "Read the usage error in the log and compare the command line with the script's arguments.",
+            "查看日志中的用法错误，并将命令行与脚本参数进行比对。",
+        ),
+        change("After confirming, a person corrects the command line.", "确认后，由用户修正命令行。"),
+    ),
+    126: (
+        check(
+            "Check the file's execute permission and architecture in the image, and the mount options.",
+            "检查镜像中该文件的执行权限与架构，以及挂载选项。",
+        ),
+        _FIX_AND_RESUBMIT,
+    ),
+    127: (
+        check(
+            "Check that the command exists in the image and is on the PATH (spelling included).",
+            "确认命令存在于镜像中且位于 PATH 内（包括拼写）。",
+        ),
+        _FIX_AND_RESUBMIT,
+    ),
+    128: (
+        check(
+            "Read the pod's events for the start error (`executable file not found`, mount or device hook).",
+            "查看 Pod 事件中的启动错误（`executable file not found`、挂载或设备钩子）。",
+        ),
+        _FIX_AND_RESUBMIT,
+    ),
+    130: (
+        check(
+            "Check who sent the interrupt (a person, a script, a timeout wrapper).",
+            "确认是谁发送了中断（用户、脚本、超时包装器）。",
+        ),
+    ),
+    134: (
+        _EXPLAIN_LOG,
+        check(
+            "If an NCCL watchdog timeout came just before the abort, look for the earliest failure on the other "
+            "workers: the abort is a consequence.",
+            "如果中止前刚出现 NCCL watchdog 超时，请在其他 worker 中查找最早的失败：此次中止只是后果。",
+        ),
+        _FIX_AND_RESUBMIT,
+    ),
+    135: (
+        check(
+            "Look for `Bus error` / `out of shared memory` in the log and check the size of /dev/shm.",
+            "在日志中查找 `Bus error` / `out of shared memory`，并检查 /dev/shm 的大小。",
+        ),
+        change(
+            "After confirming, a person enlarges /dev/shm (a memory-backed emptyDir) or lowers the DataLoader "
+            "workers, then resubmits.",
+            "确认后，由用户增大 /dev/shm（基于内存的 emptyDir）或减少 DataLoader worker，再重新提交。",
+        ),
+    ),
+    137: (_KILL_CHECKS, _MEMORY_CHANGE),
+    139: (
+        _EXPLAIN_LOG,
+        check(
+            "Compare the image's package versions (CUDA, driver, PyTorch, native extensions) with a working run.",
+            "将镜像中的包版本（CUDA、驱动、PyTorch、原生扩展）与可正常运行的版本进行比较。",
+        ),
+        change(
+            "After confirming, a person pins compatible package versions and resubmits.",
+            "确认后，由用户固定兼容的包版本并重新提交。",
+        ),
+    ),
+    143: (
+        check(
+            "Check the pod's and workload's events for a stop, preemption, eviction or node shutdown.",
+            "在 Pod 与作业事件中查找停止、抢占、驱逐或节点关机。",
+        ),
+    ),
+    247: (_KILL_CHECKS, _MEMORY_CHANGE),
+    255: (
+        _EXPLAIN_LOG,
+        check(
+            "If the container status is Unknown, check the node's events (runtime restart).",
+            "如果容器状态为 Unknown，请查看节点事件（运行时重启）。",
+        ),
+    ),
+}
+SIGNAL_EXIT_STEPS: tuple[Step, ...] = (
+    check(
+        "Check the pod's and node's events for who sent the signal, and the log's last lines.",
+        "在 Pod 与节点事件中确认是谁发送了该信号，并查看日志的最后几行。",
+    ),
+)
+CHILD_EXIT_STEPS: tuple[Step, ...] = (
+    check(
+        "Find the failing rank in the launcher's summary (`Root Cause (first observed failure)`) and read that "
+        "rank's log; for -9 check memory against the limit.",
+        "在启动器汇总（`Root Cause (first observed failure)`）中找到失败的 rank 并查看其日志；若为 -9，请对比内存与上限。",
+    ),
+    _MEMORY_CHANGE,
+)

@@ -20,11 +20,8 @@ from diagnosis.knowledge.catalogue import (
     ASCEND_INNER_STEPS,
     ASCEND_OPERATOR_CODES,
     ASCEND_OPERATOR_STEPS,
-    CHILD_EXIT_STEPS,
     ENTRIES,
-    EXIT_CODE_STEPS,
     FAMILY_LABELS,
-    SIGNAL_EXIT_STEPS,
     TORCH_NPU,
     TORCH_NPU_MODULES,
     TORCH_NPU_STEPS,
@@ -34,7 +31,7 @@ from diagnosis.knowledge.catalogue import (
     Step,
     t,
 )
-from diagnosis.knowledge.exitcodes import exit_code_info
+from diagnosis.knowledge.exitcodes import CHILD_EXIT_STEPS, EXIT_CODE_STEPS, SIGNAL_EXIT_STEPS, exit_code_info
 
 LANGUAGES = ("en", "zh")
 SCHEMA = "explain/v1"
