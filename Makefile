@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit safety bench bot clean venv
+.PHONY: demo test lint typecheck unit safety bench bot clean venv schemas
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -32,6 +32,10 @@ safety: $(STAMP)
 
 test: lint typecheck unit safety
 
+# The contracts' JSON Schemas (diagnosis/schemas/*.json), regenerated from the pydantic models.
+schemas: $(STAMP)
+	$(BIN)/python -m diagnosis.contract_schemas
+
 bench: $(STAMP)
 	$(BIN)/python -m bench.run_all
 
@@ -41,13 +45,13 @@ bot: $(STAMP)
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
 
-# Slack report previews of the shared examples (HTML + headless-Chromium PNG, memory charts):
+# Slack report previews of the worked examples (HTML + headless-Chromium PNG, memory charts):
 # out/preview/<example>/report.html, report.png, memory.png. Needs Debian's `chromium`.
-SHARED ?= ../shared
+WORKED_EXAMPLES := diagnosis/schemas/examples
 PREVIEW_OUT ?= out/preview
 .PHONY: preview
 preview: $(STAMP)
-	@for bundle in $(SHARED)/examples/*.bundle.json; do \
+	@for bundle in $(WORKED_EXAMPLES)/*.bundle.json; do \
 	  name=$$(basename "$$bundle" .bundle.json); \
 	  $(BIN)/diagnose preview "$$bundle" --out "$(PREVIEW_OUT)/$$name" || exit 1; \
 	done

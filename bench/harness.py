@@ -130,6 +130,6 @@ def project_root() -> Path:
     return Path(__file__).resolve().parent.parent
 
 
-def shared_dir() -> Path:
-    """The read-only specs and examples beside the project (as tests/conftest.py finds them)."""
-    return project_root().parent / "shared"
+def worked_examples_dir() -> Path:
+    """The worked examples of the contracts (bundle, diagnosis and report of each)."""
+    return project_root() / "diagnosis" / "schemas" / "examples"

@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.harness import BenchResult, Check, RoundTracker, TrackedSource, project_root, shared_dir
+from bench.harness import BenchResult, Check, RoundTracker, TrackedSource, project_root, worked_examples_dir
 from cli.demo import DEMO_ACCESS_KEY, DEMO_SECRET_KEY, platform_environment, write_kubeconfig
 from diagnosis import engine
 from diagnosis.evidence.bundles import load_bundle
@@ -53,12 +53,12 @@ class Scenario:
 
 def scenarios() -> list[Scenario]:
     examples = project_root() / "diagnosis" / "examples"
-    shared = shared_dir() / "examples"
+    worked = worked_examples_dir()
     return [
-        Scenario("Run:ai OOM, option B (shared example)", shared / "runai-optb-oom-recurring.bundle.json"),
+        Scenario("Run:ai OOM, option B (worked example)", worked / "runai-optb-oom-recurring.bundle.json"),
         Scenario("Run:ai crash needing Tier 2", examples / "runai" / "runai-crash-app-error.bundle.json"),
         Scenario(
-            "ModelArts insufficient info (shared example)", shared / "modelarts-insufficient-info.bundle.json"
+            "ModelArts insufficient info (worked example)", worked / "modelarts-insufficient-info.bundle.json"
         ),
         Scenario(
             "ModelArts multi-task log previews",

@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import JsonDict
 
 Platform = Literal["modelarts", "runai"]
 Outcome = Literal[
@@ -18,6 +19,12 @@ Outcome = Literal[
     "not_found",
     "permission_denied",
     "observe",
+    # The platform could not be reached, or did not answer in time, before the evidence the
+    # workflow needs (connection refused, DNS, TLS, timeout, deadline): not a diagnosis.
+    "unreachable",
+    # The platform rejected the credentials themselves (invalid token or key, bad signature,
+    # clock skew), as opposed to `permission_denied`, a missing grant.
+    "auth_failed",
 ]
 Route = Literal["preempted", "pending_scheduling"]
 # The runbook's Run:ai taxonomy; ModelArts adds its own categories after it.
@@ -63,11 +70,42 @@ CATEGORY_PRECEDENCE: tuple[Category, ...] = (
 )
 
 
+# Marks a property that the JSON leaves out when unknown; diagnosis.contract_schemas takes it out
+# of `required` (and drops the mark) when it writes the schema files.
+OMITTED_WHEN_UNKNOWN = "x-omitted-when-unknown"
+
+
+def _omitted_when_unknown(schema: JsonDict) -> None:
+    """JSON Schema of an optional field that the JSON leaves out when unknown, never `null`."""
+    branches = schema.pop("anyOf", None)
+    if isinstance(branches, list):
+        kept = [branch for branch in branches if branch != {"type": "null"}]
+        if len(kept) == 1 and isinstance(kept[0], dict):
+            schema.update(kept[0])
+        else:
+            schema["anyOf"] = kept
+    schema.pop("default", None)
+    schema[OMITTED_WHEN_UNKNOWN] = True
+
+
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    # The JSON Schemas describe what the product writes: a field with a default is always
+    # written (null or empty when unknown), so it is required there unless marked above.
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, json_schema_serialization_defaults_required=True
+    )
+
+
+def _keys_where_known(schema: JsonDict, model: type[BaseModel]) -> None:
+    """JSON Schema of an object whose keys are each present only where known (null allowed)."""
+    schema.pop("required", None)
 
 
 class Target(_Model):
+    """The resolved job, with each key where known (Run:ai and ModelArts use different ones)."""
+
+    model_config = ConfigDict(json_schema_extra=_keys_where_known)
+
     workload_id: str | None = None
     job_id: str | None = None
     name: str | None = None
@@ -87,11 +125,13 @@ class Evidence(_Model):
 
 
 class Measurements(_Model):
-    memory_request_bytes: int | None = None
-    memory_limit_bytes: int | None = None
-    memory_peak_bytes: int | None = None
-    exit_code: int | None = None
-    restart_count: int | None = None
+    """Each key only when it was measured (`to_json_dict` drops the unknown ones)."""
+
+    memory_request_bytes: int | None = Field(default=None, json_schema_extra=_omitted_when_unknown)
+    memory_limit_bytes: int | None = Field(default=None, json_schema_extra=_omitted_when_unknown)
+    memory_peak_bytes: int | None = Field(default=None, json_schema_extra=_omitted_when_unknown)
+    exit_code: int | None = Field(default=None, json_schema_extra=_omitted_when_unknown)
+    restart_count: int | None = Field(default=None, json_schema_extra=_omitted_when_unknown)
 
 
 class Recurrence(_Model):
@@ -113,7 +153,7 @@ class Choice(_Model):
 class Question(_Model):
     key: str
     prompt: str
-    choices: list[Choice] | None = None
+    choices: list[Choice] | None = Field(default=None, json_schema_extra=_omitted_when_unknown)
 
 
 class Diagnosis(_Model):
@@ -149,11 +189,14 @@ class Diagnosis(_Model):
 
 
 class Exchange(_Model):
+    """One API answer: JSON in `body`, or plain text (pod logs) in `text`."""
+
     op: str
     args: dict[str, Any] = Field(default_factory=dict)
     status: int = Field(ge=100, le=599)
-    body: Any = None
-    text: str | None = None
+    # Left out when the answer was text (`to_json_dict`).
+    body: Any = Field(default=None, json_schema_extra=_omitted_when_unknown)
+    text: str | None = Field(default=None, json_schema_extra=_omitted_when_unknown)
 
 
 class DiagnoseRequest(_Model):

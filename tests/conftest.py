@@ -1,4 +1,4 @@
-"""Shared fixtures: paths to the shared contracts and examples."""
+"""Shared fixtures: the product's own contracts (JSON Schemas) and their worked examples."""
 
 from __future__ import annotations
 
@@ -8,10 +8,12 @@ from typing import Any
 
 import pytest
 
+from diagnosis.contract_schemas import SCHEMA_DIR
+
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
-EXAMPLES = SHARED / "examples"
-SCHEMAS = SHARED / "spec" / "schema"
+SCHEMAS = SCHEMA_DIR
+# The worked examples of the contracts: bundle, diagnosis and Markdown report of each.
+EXAMPLES = SCHEMAS / "examples"
 
 
 def load_json(path: Path) -> Any:

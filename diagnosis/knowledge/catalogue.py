@@ -25,18 +25,61 @@ FAMILY_LABELS: dict[str, dict[str, str]] = {
     "torch_npu": {"en": "torch_npu error code", "zh": "torch_npu 错误码"},
 }
 
-K8S_WAITING = "shared/reference/k8s-signals.md §3 (container waiting reasons)"
-K8S_TERMINATED = "shared/reference/k8s-signals.md §4 (container terminated reasons)"
-K8S_POD = "shared/reference/k8s-signals.md §5 (pod-level reasons)"
-K8S_EVENTS = "shared/reference/k8s-signals.md §6 (event reasons)"
-K8S_PULL = "shared/reference/k8s-signals.md §3 and §8 (image pull errors)"
-K8S_VOLUME = "shared/reference/k8s-signals.md §6.1 and §9 (volume and mount errors)"
-K8S_SCHED = "shared/reference/k8s-signals.md §6.2 and §7 (scheduling)"
-RUNAI_SCHED = "shared/reference/runai-api.md §6 and §12 (phaseReason, scheduling signals)"
-APIGW = "shared/reference/modelarts-api.md §6.2 (API-gateway codes)"
-MODELARTS = "shared/reference/modelarts-api.md §6.3 (ModelArts codes)"
-ASCEND = "shared/reference/modelarts-api.md §9.4 (Ascend / CANN error codes)"
-TORCH_NPU = "shared/reference/modelarts-api.md §9.5 (torch_npu error codes)"
+# Where each family's meanings come from: the upstream documentation a reader can open.
+K8S_WAITING = (
+    "Kubernetes, container states (waiting reasons set by the kubelet): "
+    "https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#container-states"
+)
+K8S_TERMINATED = (
+    "Kubernetes, container states (terminated reasons set by the container runtime): "
+    "https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#container-states"
+)
+K8S_POD = (
+    "Kubernetes, node-pressure eviction and pod disruption conditions: "
+    "https://kubernetes.io/docs/concepts/scheduling-eviction/node-pressure-eviction/ and "
+    "https://kubernetes.io/docs/concepts/workloads/pods/disruptions/#pod-disruption-conditions"
+)
+K8S_ADMISSION = (
+    "Kubernetes, resource management (the kubelet admits a pod only when the node has the resources): "
+    "https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/"
+)
+K8S_EVENTS = (
+    "Kubernetes, kubelet and Job controller events: "
+    "https://kubernetes.io/docs/concepts/workloads/controllers/job/ and "
+    "https://kubernetes.io/docs/reference/kubernetes-api/cluster-resources/event-v1/"
+)
+K8S_PULL = (
+    "Kubernetes, images (ImagePullBackOff): "
+    "https://kubernetes.io/docs/concepts/containers/images/#imagepullbackoff"
+)
+K8S_VOLUME = (
+    "Kubernetes, volumes (kubelet event FailedMount, attach/detach controller event FailedAttachVolume): "
+    "https://kubernetes.io/docs/concepts/storage/volumes/"
+)
+K8S_SCHED = (
+    "Kubernetes, pod conditions (PodScheduled=False, reason Unschedulable) and scheduler events: "
+    "https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-conditions"
+)
+RUNAI_SCHED = (
+    "NVIDIA KAI Scheduler, the open-source Run:ai scheduler (pod-group conditions and events): "
+    "https://github.com/NVIDIA/KAI-Scheduler"
+)
+APIGW = (
+    "Huawei Cloud API request signing guide, error codes: "
+    "https://support.huaweicloud.com/intl/en-us/devg-apisign/api-sign-errorcode.html"
+)
+MODELARTS = (
+    "Huawei Cloud ModelArts API reference, error codes: "
+    "https://support.huaweicloud.com/intl/en-us/api-modelarts/modelarts_03_0095.html"
+)
+ASCEND = (
+    "Ascend CANN troubleshooting, error codes: "
+    "https://www.hiascend.com/document/detail/en/canncommercial/800/maintenref/troubleshooting/troubleshooting_0226.html"
+)
+TORCH_NPU = (
+    "Ascend Extension for PyTorch (torch_npu) troubleshooting, error codes: "
+    "https://www.hiascend.com/document/detail/zh/Pytorch/600/comref/troubleshooting/trbst_0003.html"
+)
 
 Text = Mapping[str, str]
 
@@ -1340,12 +1383,12 @@ ENTRIES: tuple[Entry, ...] = (
     ),
 )
 
-# Codes the references explicitly searched for and found no meaning for.
+# Codes people ask about that were searched for and have no documented meaning.
 UNDOCUMENTED: dict[str, dict[str, str]] = {
     "1.015": t(
-        "shared/reference/modelarts-api.md §9.6 records that no meaning was found for it in the ModelArts SDK, "
-        "the official API and troubleshooting documentation, or public code.",
-        "shared/reference/modelarts-api.md §9.6 记录：在 ModelArts SDK、官方 API 与故障排查文档及公开代码中均未找到其含义。",
+        "No meaning for it was found in the ModelArts SDK, the official API and troubleshooting "
+        "documentation, or public code.",
+        "在 ModelArts SDK、官方 API 与故障排查文档及公开代码中均未找到其含义。",
     ),
 }
 

@@ -21,8 +21,16 @@ from diagnosis.models import Category
 
 LANGUAGES = ("en", "fr", "zh", "ja")
 
-SOURCE_K8S = "shared/reference/k8s-signals.md §10 (exit codes)"
-SOURCE_MODELARTS = "shared/reference/modelarts-api.md §9.2 (exit codes)"
+# 128+N for a process killed by signal N (shells, container runtimes), 126/127 for a command
+# that cannot run or is not found; Linux signal numbers.
+SOURCE_EXIT_STATUS = (
+    "Bash manual, exit status: https://www.gnu.org/software/bash/manual/html_node/Exit-Status.html; "
+    "Linux signal numbers, signal(7): https://man7.org/linux/man-pages/man7/signal.7.html"
+)
+SOURCE_MODELARTS = (
+    "ModelArts troubleshooting, training job process exits unexpectedly: "
+    "https://support.huaweicloud.com/intl/en-us/trouble-modelarts/modelarts_13_0074.html"
+)
 
 
 @dataclass(frozen=True)
@@ -48,7 +56,7 @@ class _Row:
     signal: str | None
     meaning: dict[str, str]
     cause: dict[str, str]
-    source: str = SOURCE_K8S
+    source: str = SOURCE_EXIT_STATUS
 
 
 # One row per documented code. `meaning`: one short sentence per language; `cause`: the usual
@@ -300,13 +308,17 @@ def exit_code_info(code: int) -> ExitCodeInfo:
         if name is not None:
             meanings = _format_all(_SIGNAL_MEANING, name=name, number=code - 128)
             causes = _format_all(_SIGNAL_CAUSE, name=name)
-            return ExitCodeInfo(code, name, meanings["en"], causes["en"], True, SOURCE_K8S, meanings, causes)
+            return ExitCodeInfo(
+                code, name, meanings["en"], causes["en"], True, SOURCE_EXIT_STATUS, meanings, causes
+            )
     if code < 0:
         name = _signal_name(-code)
         if name is not None:
             meanings = _format_all(_CHILD_MEANING, name=name, number=-code)
             causes = dict(_CHILD_CAUSE)
-            return ExitCodeInfo(code, name, meanings["en"], causes["en"], True, SOURCE_K8S, meanings, causes)
+            return ExitCodeInfo(
+                code, name, meanings["en"], causes["en"], True, SOURCE_EXIT_STATUS, meanings, causes
+            )
     meanings = _format_all(_UNKNOWN_MEANING, code=code)
     return ExitCodeInfo(
         code=code,

@@ -22,6 +22,7 @@ from diagnosis.knowledge.catalogue import (
     ASCEND_OPERATOR_STEPS,
     ENTRIES,
     FAMILY_LABELS,
+    K8S_ADMISSION,
     TORCH_NPU,
     TORCH_NPU_MODULES,
     TORCH_NPU_STEPS,
@@ -246,7 +247,7 @@ def _out_of_resource(code: str, lang: str) -> Explanation:
         meaning=_pick(meaning, lang),
         likely_cause=_pick(cause, lang),
         what_to_do=_steps(steps, lang),
-        source="shared/reference/k8s-signals.md §5.1 (pod-level reasons)",
+        source=K8S_ADMISSION,
         lang=lang,
     )
 

@@ -1,4 +1,4 @@
-"""The shared worked examples as diagnoses, for scripted backends."""
+"""The worked examples as diagnoses, for scripted backends."""
 
 from __future__ import annotations
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from diagnosis.knowledge.exitcodes import LANGUAGES, describe_exit_code, exit_code_info
+from tests import upstream_facts as facts
 
-# (code, signal, words the English meaning must carry) — k8s-signals.md §10, modelarts-api.md §9.2
+# (code, signal, words the English meaning must carry): the Bash manual's exit statuses, signal(7)
+# numbers (tests/upstream_facts.py) and ModelArts' troubleshooting notes for 247.
 DOCUMENTED: list[tuple[int, str | None, str]] = [
     (0, None, "success"),
     (1, None, "generic failure"),
@@ -33,7 +37,17 @@ def test_documented_codes(code: int, signal: str | None, words: str) -> None:
     assert info.signal == signal
     assert words.lower() in info.meaning_en.lower()
     assert info.typical_cause_en
-    assert info.source is not None and info.source.startswith("shared/reference/")
+    assert info.source is not None and re.search(r"https://\S+", info.source), info.source
+    if signal is not None:
+        assert facts.LINUX_SIGNALS[code - facts.FATAL_SIGNAL_BASE] == signal
+    if code in facts.SHELL_EXIT_STATUS:
+        assert facts.SHELL_EXIT_STATUS[code] in info.meaning_en
+
+
+@pytest.mark.parametrize("code", sorted(facts.MODELARTS_EXIT_CODES))
+def test_modelarts_exit_codes_carry_the_troubleshooting_guide_cause(code: int) -> None:
+    info = exit_code_info(code)
+    assert facts.MODELARTS_EXIT_CODES[code] in (info.meaning_en + " " + info.typical_cause_en).lower()
 
 
 def test_137_names_both_oom_and_other_killers() -> None:
@@ -44,7 +58,7 @@ def test_137_names_both_oom_and_other_killers() -> None:
 
 def test_247_comes_from_the_modelarts_reference() -> None:
     info = exit_code_info(247)
-    assert info.source is not None and "modelarts-api.md" in info.source
+    assert info.source is not None and "support.huaweicloud.com" in info.source
 
 
 @pytest.mark.parametrize(

@@ -8,9 +8,9 @@ import re
 import pytest
 
 from cli.main import main
-from diagnosis.knowledge.catalogue import ENTRIES
+from diagnosis.knowledge.catalogue import ENTRIES, TORCH_NPU_MODULES, TORCH_NPU_TYPES, Entry
 from diagnosis.knowledge.explain import Explanation, catalogue_codes, explain, unknown_message
-from tests.conftest import SHARED
+from tests import upstream_facts as facts
 
 # Every code the task names must be in the catalogue (or decoded by structure).
 REQUIRED = [
@@ -94,30 +94,82 @@ def test_required_codes_are_explained(code: str, lang: str) -> None:
     assert explanation.code.upper() == code.upper()
     assert explanation.meaning and explanation.likely_cause
     assert explanation.what_to_do
-    assert explanation.source.startswith("shared/reference/")
+    assert any(host in explanation.source for host in _hosts(explanation.family)), explanation.source
     if lang == "zh":
         assert re.search(r"[\u4e00-\u9fff]", explanation.meaning), explanation.meaning
 
 
-def _reference_path(source: str) -> str:
-    match = re.match(r"shared/reference/([\w.-]+\.md)", source)
-    assert match, source
-    return match.group(1)
+def _hosts(family: str) -> tuple[str, ...]:
+    return facts.SOURCE_HOSTS[family]
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=[entry.code for entry in ENTRIES])
-def test_catalogue_rows_are_complete_and_cite_a_real_reference(entry: object) -> None:
-    from diagnosis.knowledge.catalogue import Entry
-
-    assert isinstance(entry, Entry)
+def test_catalogue_rows_are_complete_and_cite_upstream_documentation(entry: Entry) -> None:
     for text in (entry.meaning, entry.cause, *(step.text for step in entry.steps)):
         assert set(text) == {"en", "zh"}
         assert all(value.strip() for value in text.values())
-    reference = SHARED / "reference" / _reference_path(entry.source)
-    assert reference.is_file()
-    section = re.search(r"§([0-9.]+)", entry.source)
-    assert section is not None
-    assert f"## {section.group(1).split('.')[0]}." in reference.read_text(encoding="utf-8")
+    # The source is a page the reader can open, of the family's upstream documentation.
+    links = re.findall(r"https://\S+", entry.source)
+    assert links, entry.source
+    assert all(link.startswith(_hosts(entry.family)) for link in links), entry.source
+
+
+KUBERNETES_CODES = [entry for entry in ENTRIES if entry.family == "kubernetes"]
+RUNAI_CODES = [entry for entry in ENTRIES if entry.family == "runai"]
+
+
+@pytest.mark.parametrize("entry", KUBERNETES_CODES, ids=[entry.code for entry in KUBERNETES_CODES])
+def test_kubernetes_codes_are_spelled_as_kubernetes_writes_them(entry: Entry) -> None:
+    for code in (entry.code, *entry.aliases):
+        assert code in facts.KUBERNETES_REASONS, code
+
+
+@pytest.mark.parametrize("entry", RUNAI_CODES, ids=[entry.code for entry in RUNAI_CODES])
+def test_runai_codes_are_spelled_as_the_scheduler_writes_them(entry: Entry) -> None:
+    for code in (entry.code, *entry.aliases):
+        assert code in facts.RUNAI_REASONS | facts.KUBERNETES_REASONS, code
+
+
+@pytest.mark.parametrize("code", sorted(facts.API_GATEWAY_STATUS))
+def test_gateway_codes_carry_the_documented_http_status(code: str) -> None:
+    explanation = explain(code)
+    assert explanation is not None and explanation.http_status is not None
+    assert set(explanation.http_status.split("/")) == facts.API_GATEWAY_STATUS[code]
+    alias = explain(code.replace("APIGW.", "APIG."))
+    assert alias is not None and alias.code == code
+
+
+@pytest.mark.parametrize("code", sorted(facts.MODELARTS_CODES))
+def test_modelarts_codes_carry_the_documented_meaning(code: str) -> None:
+    explanation = explain(code)
+    assert explanation is not None, code
+    assert facts.MODELARTS_CODES[code] in explanation.meaning.lower()
+
+
+def test_gateway_and_modelarts_rows_are_all_documented_codes() -> None:
+    listed = {entry.code for entry in ENTRIES if entry.family in ("api_gateway", "modelarts")}
+    assert listed == set(facts.API_GATEWAY_STATUS) | set(facts.MODELARTS_CODES)
+
+
+@pytest.mark.parametrize("entry", [e for e in ENTRIES if e.family == "ascend"], ids=lambda e: e.code)
+def test_ascend_rows_have_the_documented_code_shape(entry: Entry) -> None:
+    assert re.match(facts.ASCEND_CODE_PATTERN, entry.code), entry.code
+
+
+def test_torch_npu_modules_and_types_are_the_documented_ones() -> None:
+    assert set(TORCH_NPU_MODULES) == set(facts.TORCH_NPU_MODULES)
+    for number, name in facts.TORCH_NPU_MODULES.items():
+        assert TORCH_NPU_MODULES[number]["en"].startswith(name)
+    assert {number: text["en"] for number, text in TORCH_NPU_TYPES.items()} == facts.TORCH_NPU_TYPES
+
+
+@pytest.mark.parametrize("number", sorted(facts.LINUX_SIGNALS))
+def test_signal_exit_codes_follow_linux_signal_numbers(number: int) -> None:
+    name = facts.LINUX_SIGNALS[number]
+    killed = explain(str(facts.FATAL_SIGNAL_BASE + number))
+    assert killed is not None and killed.signal == name
+    child = explain(f"-{number}")
+    assert child is not None and child.signal == name
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=[entry.code for entry in ENTRIES])
@@ -193,10 +245,10 @@ def test_unknown_codes_are_not_guessed(code: str) -> None:
     assert explain(code) is None
 
 
-def test_unknown_message_is_plain_and_cites_the_search_for_1_015() -> None:
+def test_unknown_message_is_plain_and_says_the_search_for_1_015_found_nothing() -> None:
     message = unknown_message("1.015")
     assert message.startswith("`1.015` is not in the built-in catalogue; its meaning is not guessed.")
-    assert "modelarts-api.md §9.6" in message
+    assert "No meaning for it was found in the ModelArts SDK" in message
     assert unknown_message("XYZ") == "`XYZ` is not in the built-in catalogue; its meaning is not guessed."
     assert unknown_message("1.015", lang="zh").startswith("`1.015` 不在内置目录中，不对其含义做猜测。")
 
@@ -233,7 +285,8 @@ def test_cli_markdown(capsys: pytest.CaptureFixture[str]) -> None:
     assert out.startswith("## OOMKilled — Kubernetes reason\n")
     assert "**Meaning**: The container was killed by the kernel" in out
     assert "changes resources: a person runs this after confirming" in out
-    assert "Source: shared/reference/k8s-signals.md §4" in out
+    assert "Source: Kubernetes, container states (terminated reasons set by the container runtime): " in out
+    assert "https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#container-states" in out
 
 
 def test_cli_markdown_in_chinese(capsys: pytest.CaptureFixture[str]) -> None:

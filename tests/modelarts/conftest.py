@@ -15,13 +15,12 @@ import pytest
 from diagnosis import engine
 from diagnosis.evidence.bundles import load_bundle, parse_bundle
 from diagnosis.models import Bundle, Diagnosis
+from tests.conftest import EXAMPLES as EXAMPLES  # the worked examples, for the ModelArts tests
 
 HERE = Path(__file__).resolve().parent
 BUNDLES = HERE / "bundles"
 GOLDEN = HERE / "golden"
 ROOT = HERE.parent.parent
-SHARED = ROOT.parent / "shared"
-EXAMPLES = SHARED / "examples"
 DEMO_BUNDLES = ROOT / "diagnosis" / "examples" / "modelarts"
 
 

@@ -66,7 +66,7 @@ EXACT_KEYS = [
 
 
 @pytest.mark.parametrize("name", EXAMPLE_NAMES)
-def test_shared_examples_replay_exactly(
+def test_worked_examples_replay_exactly(
     name: str, check_schema: Callable[[Diagnosis], dict[str, Any]]
 ) -> None:
     from diagnosis.evidence.bundles import load_bundle

@@ -283,7 +283,7 @@ def test_without_matplotlib_the_reason_says_so(monkeypatch: pytest.MonkeyPatch) 
     assert scan.reason == "matplotlib is not installed"
 
 
-# ---- the shared example, replayed through the engine ------------------------------------------
+# ---- the worked example, replayed through the engine ------------------------------------------
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from tests.conftest import EXAMPLES, ROOT
 
 DEMO_BUNDLES = ROOT / "diagnosis" / "examples" / "runai"
 TEST_BUNDLES = Path(__file__).resolve().parent / "bundles"
-SHARED_RUNAI = sorted(EXAMPLES.glob("runai-*.bundle.json"))
+WORKED_RUNAI = sorted(EXAMPLES.glob("runai-*.bundle.json"))
 
 
 def bundle_path(name: str) -> Path:

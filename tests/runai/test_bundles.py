@@ -1,4 +1,4 @@
-"""Every Run:ai bundle replayed: the shared worked examples exactly, a bundle per category and routing
+"""Every Run:ai bundle replayed: the worked examples exactly, a bundle per category and routing
 branch, and the invariants every diagnosis keeps (bundles and diagnoses validate against the
 contracts' schemas; every evidence source is a call the diagnosis made). Each bundle's own verdict
 is in the bundle (`expected`, checked by tests/evidence/test_corpus.py)."""
@@ -13,7 +13,7 @@ import jsonschema
 import pytest
 
 from diagnosis.models import Diagnosis
-from tests.runai.helpers import DEMO_BUNDLES, SHARED_RUNAI, TEST_BUNDLES, replay_file
+from tests.runai.helpers import DEMO_BUNDLES, TEST_BUNDLES, WORKED_RUNAI, replay_file
 
 EXACT_FIELDS = (
     "outcome",
@@ -33,8 +33,8 @@ def _json(diagnosis: Diagnosis) -> dict[str, Any]:
     return diagnosis.to_json_dict()
 
 
-@pytest.mark.parametrize("bundle", SHARED_RUNAI, ids=lambda path: path.name)
-def test_shared_examples_replay_exactly(bundle: Path, diagnosis_schema: dict[str, Any]) -> None:
+@pytest.mark.parametrize("bundle", WORKED_RUNAI, ids=lambda path: path.name)
+def test_worked_examples_replay_exactly(bundle: Path, diagnosis_schema: dict[str, Any]) -> None:
     expected = json.loads(bundle.with_name(bundle.name.replace(".bundle.", ".diagnosis.")).read_text())
     got = _json(replay_file(bundle))
     jsonschema.validate(got, diagnosis_schema)
@@ -69,7 +69,7 @@ def test_there_is_a_bundle_per_category_and_branch() -> None:
     assert ("routed", "preempted") in seen and ("routed", "pending_scheduling") in seen
 
 
-@pytest.mark.parametrize("bundle", ALL_BUNDLES + SHARED_RUNAI, ids=lambda path: path.name)
+@pytest.mark.parametrize("bundle", ALL_BUNDLES + WORKED_RUNAI, ids=lambda path: path.name)
 def test_bundles_and_diagnoses_follow_the_contracts(
     bundle: Path, bundle_schema: dict[str, Any], diagnosis_schema: dict[str, Any]
 ) -> None:

@@ -19,7 +19,7 @@ from diagnosis.evidence.http import RetryPolicy
 from diagnosis.models import Bundle, Diagnosis
 from diagnosis.render.charts import png_size
 from simulator.server import Fault, SimServer
-from tests.runai.helpers import DEMO_BUNDLES, SHARED_RUNAI
+from tests.runai.helpers import DEMO_BUNDLES, WORKED_RUNAI
 
 EXACT_FIELDS = (
     "outcome",
@@ -31,7 +31,7 @@ EXACT_FIELDS = (
     "recurrence",
     "calls",
 )
-SCENARIOS = sorted(DEMO_BUNDLES.glob("*.bundle.json")) + SHARED_RUNAI
+SCENARIOS = sorted(DEMO_BUNDLES.glob("*.bundle.json")) + WORKED_RUNAI
 BUNDLES = {path.name: load_bundle(path) for path in SCENARIOS}
 
 

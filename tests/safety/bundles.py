@@ -18,17 +18,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from diagnosis.contract_schemas import SCHEMA_DIR
 from diagnosis.evidence.bundles import BundleError, load_bundle, parse_bundle
 from diagnosis.models import Bundle
 from tests.masking_corpus import PlantedSecret
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = ROOT.parent / "shared"
 BUNDLE_DIRS: tuple[Path, ...] = (
     ROOT / "diagnosis" / "examples",
     ROOT / "tests" / "runai" / "bundles",
     ROOT / "tests" / "modelarts" / "bundles",
-    SHARED / "examples",
+    SCHEMA_DIR / "examples",
 )
 
 # Keys whose string value is free text an API answer carries (platform and Kubernetes shapes).
@@ -62,7 +62,7 @@ class Scenario:
 
 
 def scenarios(platform: str | None = None) -> list[Scenario]:
-    """Every distinct scenario bundle (examples, test bundles, shared examples), in a stable order."""
+    """Every distinct scenario bundle (examples, test bundles, worked examples), in a stable order."""
     seen: set[str] = set()
     found: list[Scenario] = []
     for folder in BUNDLE_DIRS:

@@ -38,18 +38,17 @@ from blocks.report import report_message
 from bot.grammar import DiagnoseCommand, UsageProblem, parse_command
 from bot.mentions import parse_follow_up, parse_mention, strip_mentions
 from diagnosis import engine
+from diagnosis.contract_schemas import SCHEMA_DIR
 from diagnosis.evidence.bundles import BundleError, load_bundle, parse_bundle
 from diagnosis.logs.scan import scan_stream
 from diagnosis.masking import mask
 from diagnosis.models import Bundle, Diagnosis
 from diagnosis.render import render_markdown
 from tests.blocks.checks import assert_message_within_limits
-from tests.safety.bundles import SHARED, Scenario
+from tests.safety.bundles import Scenario
 from tests.safety.sources import replay_over
 
-DIAGNOSIS_SCHEMA: dict[str, Any] = json.loads(
-    (SHARED / "spec" / "schema" / "diagnosis.v1.json").read_text(encoding="utf-8")
-)
+DIAGNOSIS_SCHEMA: dict[str, Any] = json.loads((SCHEMA_DIR / "diagnosis.v1.json").read_text(encoding="utf-8"))
 MEGABYTE = 1024 * 1024
 
 

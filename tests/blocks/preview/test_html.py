@@ -232,7 +232,7 @@ def require_chromium() -> str:
 
 @pytest.fixture(scope="module")
 def preview_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One real `diagnose preview` of the shared OOM example (starts Chromium itself)."""
+    """One real `diagnose preview` of the worked OOM example (starts Chromium itself)."""
     require_chromium()
     out = tmp_path_factory.mktemp("preview")
     assert main(["preview", str(OOM_BUNDLE), "--out", str(out), "--width", "1000"]) == 0
