@@ -13,13 +13,16 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     DIAGNOSE_STATE_DIR=/var/lib/diagnose
 
 WORKDIR /src
+COPY requirements/lock.txt ./requirements/lock.txt
 COPY pyproject.toml README.md ./
 COPY diagnosis ./diagnosis
 COPY blocks ./blocks
 COPY bot ./bot
 COPY cli ./cli
 COPY simulator ./simulator
-RUN pip install . && rm -rf /src
+# The runtime dependencies and the charts extra (matplotlib: the memory and scan charts posted in
+# threads) at the versions pinned in the lock, the same pins `make` installs.
+RUN pip install -c requirements/lock.txt '.[charts]' && rm -rf /src
 
 # A non-root user; the only writable place is the state directory (SQLite; use REDIS_URL for replicas).
 RUN groupadd --system --gid 10001 diagnose \

@@ -3,14 +3,32 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+LOCK := requirements/lock.txt
 
-.PHONY: demo test lint typecheck unit safety bench bot clean venv schemas
+.PHONY: demo test checks lint typecheck unit safety bench bot clean venv schemas lock lock-upgrade \
+	system-packages conformance
 
-$(STAMP): pyproject.toml
+# Every runtime and dev dependency at the version pinned in the lock (pip and the build tools
+# included), then the project itself without resolving anything again.
+$(STAMP): pyproject.toml $(LOCK)
 	$(PY) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -r $(LOCK)
+	$(BIN)/pip install -q --no-deps --no-build-isolation -e .
+	@$(BIN)/pip check >/dev/null || { $(BIN)/pip check; \
+	  echo "$(LOCK) does not hold what pyproject.toml asks for: run \`make lock\` and commit it" >&2; exit 1; }
 	touch $(STAMP)
+
+# Recompile the lock after changing a dependency in pyproject.toml (keeps the other pins);
+# `make lock-upgrade` moves every pin to the newest release the specifiers allow.
+PIP_COMPILE = CUSTOM_COMPILE_COMMAND="make lock" $(BIN)/pip-compile -q --extra dev --extra charts \
+	--strip-extras --allow-unsafe --no-emit-index-url --no-emit-find-links -o $(LOCK) pyproject.toml
+$(BIN)/pip-compile:
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/pip install -q "$$(grep '^pip-tools==' $(LOCK))"
+lock: $(BIN)/pip-compile
+	$(PIP_COMPILE)
+lock-upgrade: $(BIN)/pip-compile
+	$(PIP_COMPILE) --upgrade
 
 venv: $(STAMP)
 
@@ -30,7 +48,17 @@ unit: $(STAMP)
 safety: $(STAMP)
 	$(BIN)/python -m tests.safety.report
 
-test: lint typecheck unit safety
+# `make test` brings its own services: the system packages it needs (installed when it runs as
+# root with apt-get, else one line naming the command), and a private Redis on a free loopback
+# port for the unit and safety runs.
+system-packages:
+	@$(PY) tools/system_packages.py
+
+test: system-packages $(STAMP)
+	$(MAKE) --no-print-directory lint typecheck
+	$(PY) tools/with_redis.py -- $(MAKE) --no-print-directory unit safety
+
+checks: lint typecheck unit safety
 
 # The contracts' JSON Schemas (diagnosis/schemas/*.json), regenerated from the pydantic models.
 schemas: $(STAMP)
@@ -55,3 +83,10 @@ preview: $(STAMP)
 	  name=$$(basename "$$bundle" .bundle.json); \
 	  $(BIN)/diagnose preview "$$bundle" --out "$(PREVIEW_OUT)/$$name" || exit 1; \
 	done
+
+# Optional: replay the reference examples of an outside copy of the contracts and validate the
+# product's output against its schemas, e.g. `make conformance SHARED=../shared`. `make test`
+# never depends on it.
+conformance: $(STAMP)
+	@test -n "$(SHARED)" || { echo "usage: make conformance SHARED=<folder with examples/ and spec/schema/>" >&2; exit 2; }
+	$(BIN)/pytest -q -p no:cacheprovider conformance --shared "$(SHARED)"

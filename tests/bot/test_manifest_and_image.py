@@ -65,7 +65,7 @@ def test_manifest_is_a_socket_mode_app_with_the_command_and_interactivity() -> N
 def test_dockerfile_runs_the_bot_as_non_root() -> None:
     text = (ROOT / "Dockerfile").read_text(encoding="utf-8")
     assert re.search(r"^FROM python:3\.11-slim\b", text, re.MULTILINE)
-    assert "pip install ." in text
+    assert "pip install -c requirements/lock.txt '.[charts]'" in text
     user = re.findall(r"^USER (\S+)", text, re.MULTILINE)
     assert user and not user[-1].startswith(("root", "0"))
     assert 'ENTRYPOINT ["diagnose"]' in text and 'CMD ["bot"]' in text
