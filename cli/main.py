@@ -11,6 +11,7 @@ import ast
 import asyncio
 import difflib
 import importlib
+import importlib.metadata
 import json
 import os
 import re
@@ -125,11 +126,23 @@ def run_async(coro_factory: Callable[[], Any]) -> Any:
     return asyncio.run(coro_factory())
 
 
+# The distribution whose metadata holds the version (pyproject.toml is its one source).
+DISTRIBUTION = "diagnose-bot"
+
+
+def installed_version() -> str:
+    try:
+        return importlib.metadata.version(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown (the package is not installed: pip install -e .)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="diagnose",
         description="Read-only diagnosis of failed ModelArts and Run:ai training jobs.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {installed_version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for module_name in SUBCOMMAND_MODULES:
         try:

@@ -12,9 +12,9 @@ import pytest
 
 from diagnosis import engine
 from diagnosis.contract_schemas import SCHEMA_DIR, bundle_schema, diagnosis_schema
+from diagnosis.evidence.bundles import load_bundle
 from diagnosis.models import Diagnosis
 from diagnosis.render import render_markdown
-from diagnosis.replay import load_bundle
 
 # The verdict of a diagnosis: what the examples fix exactly (wording may differ).
 VERDICT = (
@@ -82,14 +82,16 @@ def test_product_output_holds_to_the_shared_schemas(
 def test_product_schemas_name_the_shared_enumerations(
     shared_bundle_schema: dict[str, Any], shared_diagnosis_schema: dict[str, Any]
 ) -> None:
-    ours = diagnosis_schema()
+    ours: dict[str, Any] = dict(diagnosis_schema())
     for field in ("outcome", "platform"):
         assert set(_enum(ours, field)) == set(shared_diagnosis_schema["properties"][field]["enum"]), field
     for field in ("route", "category", "confidence", "fault_level"):
         shared_values = {value for value in shared_diagnosis_schema["properties"][field]["enum"] if value}
         assert set(_enum(ours, field)) == shared_values, field
     assert set(shared_diagnosis_schema["required"]) <= set(ours["required"])
-    assert set(shared_bundle_schema["required"]) <= set(bundle_schema()["required"])
+    bundle_required = bundle_schema()["required"]
+    assert isinstance(bundle_required, list)
+    assert set(shared_bundle_schema["required"]) <= set(bundle_required)
 
 
 def _enum(schema: dict[str, Any], field: str) -> list[str]:

@@ -29,10 +29,7 @@ def _has_command(*names: str) -> Callable[[], bool]:
 
 def _has_cjk_font() -> bool:
     """A Noto CJK font file where fontconfig looks (Debian: fonts-noto-cjk, NotoSansCJK-*.ttc)."""
-    for folder in FONT_DIRS:
-        if folder.is_dir() and any(folder.rglob("NotoSansCJK*")):
-            return True
-    return False
+    return any(folder.is_dir() and any(folder.rglob("NotoSansCJK*")) for folder in FONT_DIRS)
 
 
 def _has_venv() -> bool:

@@ -65,7 +65,9 @@ def private_redis(binary: str) -> Iterator[str]:
                 if process.poll() is not None:
                     raise RuntimeError(f"redis-server exited at start (status {process.returncode})")
                 if time.monotonic() > deadline:
-                    raise RuntimeError(f"redis-server did not answer on 127.0.0.1:{port} within {READY_SECONDS:.0f} s")
+                    raise RuntimeError(
+                        f"redis-server did not answer on 127.0.0.1:{port} within {READY_SECONDS:.0f} s"
+                    )
                 time.sleep(0.05)
             yield f"redis://127.0.0.1:{port}/0"
         finally:
