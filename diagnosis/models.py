@@ -258,7 +258,7 @@ class Bundle(_Model):
     request: dict[str, Any] = Field(default_factory=dict)
     # A test bundle's own expected verdict (the evidence-bundle schema allows extra top-level
     # properties; a captured bundle has none).
-    expected: Expected | None = None
+    expected: Expected | None = Field(default=None, json_schema_extra=_omitted_when_unknown)
     exchanges: list[Exchange] = Field(default_factory=list)
 
     def to_json_dict(self) -> dict[str, Any]:
