@@ -34,6 +34,7 @@ SUBCOMMAND_MODULES = (
     "cli.sim",
     "cli.bot",
     "cli.preview",
+    "mcp_face.command",
 )
 
 
