@@ -41,6 +41,11 @@ RUNAI_EXAMPLES = ROOT / "diagnosis" / "examples" / "runai"
 MODELARTS_BUNDLES = ROOT / "tests" / "modelarts" / "bundles"
 
 
+def home_env(home: Path) -> dict[str, str]:
+    """No platform configured at all."""
+    return {"PATH": os.environ.get("PATH", ""), "HOME": str(home)}
+
+
 def runai_env(sim: SimServer, home: Path, **extra: str) -> dict[str, str]:
     """Run:ai at the simulator; no Kubernetes access (the bundles served hold no Tier-2 answers)."""
     return {
