@@ -34,7 +34,7 @@ SUBCOMMAND_MODULES = (
     "cli.sim",
     "cli.bot",
     "cli.preview",
-    "mcp_face.command",
+    "cli.mcp_serve",
 )
 
 

@@ -99,8 +99,7 @@ MESSAGES: dict[str, dict[str, str]] = {
             "The {tool} call did not finish within {seconds:g} s and was stopped; no result was kept. "
             "Try again, or narrow the scope (a project, a shorter lookback)."
         ),
-        "error.not_configured": "{reason} (on the machine that runs this MCP server).",
-        "error.bad_input": "Cannot run {tool}: {reason}",
+        "error.cannot_run": "Cannot run {tool}: {reason}",
         "error.bundle": "The bundle cannot be replayed: {reason}",
         "error.internal": "The {tool} call failed unexpectedly ({error}); nothing was changed on any platform.",
         "progress.listing": "Listing the failed jobs",

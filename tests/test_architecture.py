@@ -22,12 +22,14 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "blocks": ("diagnosis.models", "diagnosis.masking", "diagnosis.render"),
     "simulator": ("diagnosis",),
     "bot": ("diagnosis", "blocks"),
-    "cli": ("diagnosis", "blocks", "bot", "simulator"),
+    "cli": ("diagnosis", "blocks", "bot", "simulator", "mcp_face"),
+    "mcp_face": ("diagnosis",),
 }
 # Inside what a package may import, what it still may not: a platform's internals.
 NEVER: dict[str, tuple[str, ...]] = {
     "bot": ("diagnosis.runai", "diagnosis.modelarts"),
     "blocks": ("diagnosis.runai", "diagnosis.modelarts"),
+    "mcp_face": ("diagnosis.runai", "diagnosis.modelarts"),
 }
 
 

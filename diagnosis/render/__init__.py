@@ -12,8 +12,10 @@ import jmespath.exceptions
 
 from diagnosis.masking import mask, mask_diagnosis
 from diagnosis.models import Diagnosis
+from diagnosis.scan import ScanResultBase
 
 _REPORT_MODULES = {"runai": "diagnosis.runai.report", "modelarts": "diagnosis.modelarts.report"}
+_SCAN_REPORT_MODULES = {"runai": "diagnosis.runai.scan", "modelarts": "diagnosis.modelarts.scan"}
 
 
 # Outside code spans, what makes a link, an image, an autolink or raw HTML (and the escape itself).
@@ -53,6 +55,13 @@ def _with_inert_prose(diagnosis: Diagnosis) -> Diagnosis:
 def render_markdown(diagnosis: Diagnosis, *, lang: str) -> str:
     module = importlib.import_module(_REPORT_MODULES[diagnosis.platform])
     text: str = module.render_markdown(_with_inert_prose(mask_diagnosis(diagnosis)), lang=lang)
+    return _BIDI.sub("\ufffd", mask(text))
+
+
+def render_scan_markdown(result: ScanResultBase, *, lang: str) -> str:
+    """A scan's Markdown summary in its platform's shape (as `diagnose … scan` prints it), masked."""
+    module = importlib.import_module(_SCAN_REPORT_MODULES[result.platform])
+    text: str = module.render_scan_markdown(result, lang=lang)
     return _BIDI.sub("\ufffd", mask(text))
 
 

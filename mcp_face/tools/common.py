@@ -18,8 +18,10 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, ToolAnnotations
 
 from diagnosis import engine
+from diagnosis.evidence.source import Source
 from diagnosis.models import Bundle, DiagnoseRequest, Diagnosis
-from diagnosis.render import render_markdown
+from diagnosis.render import render_markdown, render_scan_markdown
+from diagnosis.scan import ScanProgress, ScanResultBase, ScanScope
 from mcp_face.access import Caller, Scope, target_scope
 from mcp_face.calls import Answer, CallRunner, ToolInputError
 from mcp_face.messages import message
@@ -103,6 +105,52 @@ def check_target(caller: Caller, diagnosis: Diagnosis, asked: Scope) -> None:
         region=resolved.region or asked.region,
     )
     caller.check(merged, final=True)
+
+
+@asynccontextmanager
+async def live_source(tool: str, request: DiagnoseRequest) -> AsyncIterator[Source]:
+    """The engine's live source for `request`; a platform that is not configured (or a value it
+    cannot use, such as an unknown region) is a tool error naming what is missing."""
+    async with contextlib.AsyncExitStack() as stack:
+        try:
+            source, _recorder = await stack.enter_async_context(engine.live(request))
+        except ValueError as exc:
+            raise ToolInputError(message("error.cannot_run", tool=tool, reason=str(exc))) from None
+        yield source
+
+
+def source_scope(source: Source, asked: Scope) -> Scope:
+    """What a live source is bound to before any call (a ModelArts source carries the region and
+    the project id its credentials resolved), over what was asked."""
+    fixed = getattr(source, "fixed_args", None) or {}
+    region, project = fixed.get("region"), fixed.get("project_id")
+    return asked.model_copy(
+        update={
+            "region": str(region) if region else asked.region,
+            "project": str(project) if project else asked.project,
+        }
+    )
+
+
+async def scanned(tool: str, scope: ScanScope, context: Context, *, lang: str) -> ScanResultBase:
+    """The engine's scan of `scope`, its progress relayed to the client."""
+    try:
+        async with relayed_progress(context) as progress:
+
+            def observe(update: ScanProgress) -> None:
+                progress(update.done, update.total)
+
+            return await engine.backend(scope.platform).scan(scope, now=now(), lang=lang, progress=observe)
+    except ValueError as exc:  # not configured, or a scope the platform cannot scan
+        raise ToolInputError(message("error.cannot_run", tool=tool, reason=str(exc))) from None
+
+
+def scan_answer(result: ScanResultBase, *, lang: str) -> Answer:
+    return Answer(
+        result=tool_result(result.to_json_dict(), render_scan_markdown(result, lang=lang)),
+        outcome="scanned" if result.failure is None else result.failure.outcome,
+        details={"scanned": result.scanned, "by_category": result.by_category()},
+    )
 
 
 @asynccontextmanager

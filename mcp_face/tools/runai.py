@@ -10,13 +10,12 @@ from pydantic import Field
 
 from diagnosis import engine
 from diagnosis.models import DiagnoseRequest, Diagnosis
-from diagnosis.runai.backend import ConfigError
-from diagnosis.runai.scan import DEFAULT_LOOKBACK, list_filter, render_scan_markdown, run_scan
+from diagnosis.scan import ScanScope
 from diagnosis.timeutil import parse_duration
 from mcp_face.access import Caller, Scope
 from mcp_face.calls import Answer, ToolInputError
 from mcp_face.messages import message
-from mcp_face.outputs import ScanReport, tool_result
+from mcp_face.outputs import ScanReport
 from mcp_face.tools.common import (
     LIVE,
     Runtime,
@@ -24,23 +23,22 @@ from mcp_face.tools.common import (
     check_target,
     diagnosis_answer,
     given,
+    live_source,
     now,
-    relayed_progress,
+    scan_answer,
+    scanned,
 )
 
 RunaiLang = Literal["en", "fr"]
+DEFAULT_LOOKBACK = "7d"
 
 
 def _usable_lookback(tool: str, lookback: str) -> str:
     try:
         parse_duration(lookback)
     except ValueError as exc:
-        raise ToolInputError(message("error.bad_input", tool=tool, reason=f"lookback: {exc}")) from None
+        raise ToolInputError(message("error.cannot_run", tool=tool, reason=f"lookback: {exc}")) from None
     return lookback
-
-
-def _not_configured(exc: ConfigError) -> ToolInputError:
-    return ToolInputError(message("error.not_configured", platform="Run:ai", reason=str(exc)))
 
 
 def identifies_a_workload(request: DiagnoseRequest) -> bool:
@@ -54,11 +52,8 @@ async def diagnose(request: DiagnoseRequest, caller: Caller, *, lang: str) -> Di
     at = now()
     if not identifies_a_workload(request):
         return await ask_for_identifiers(request, lang=lang, at=at)
-    try:
-        async with engine.live(request) as (source, _recorder):
-            diagnosis = await engine.diagnose_with(request, source, now=at, lang=lang)
-    except ConfigError as exc:
-        raise _not_configured(exc) from None
+    async with live_source("diagnose_runai", request) as source:
+        diagnosis = await engine.diagnose_with(request, source, now=at, lang=lang)
     check_target(caller, diagnosis, asked)
     return diagnosis
 
@@ -112,31 +107,17 @@ def register(server: MCPServer, runtime: Runtime) -> None:
             asked = Scope(platform="runai", cluster=cluster_id, project=project or None)
             caller.require(asked, dimension="project")
             caller.check(asked, final=False)
-            _usable_lookback("scan_runai", lookback)
-            try:
-                list_filter(cluster_id=cluster_id, project=project or None, since=None)
-            except ValueError as exc:
-                raise ToolInputError(message("error.bad_input", tool="scan_runai", reason=str(exc))) from None
+            scope = ScanScope(
+                platform="runai",
+                cluster_id=cluster_id,
+                project=project or None,
+                lookback=_usable_lookback("scan_runai", lookback),
+            )
             language = engine.resolve_lang("runai", lang)
-            try:
-                async with relayed_progress(context) as progress:
-                    result = await run_scan(
-                        cluster_id=cluster_id,
-                        project=project or None,
-                        lookback=lookback,
-                        now=now(),
-                        progress=progress,
-                        lang=language,
-                    )
-            except ConfigError as exc:
-                raise _not_configured(exc) from None
+            result = await scanned("scan_runai", scope, context, lang=language)
             for item in result.results:
                 check_target(caller, item, asked)
-            return Answer(
-                result=tool_result(result.to_json_dict(), render_scan_markdown(result, lang=language)),
-                outcome="scanned" if result.failure is None else result.failure.outcome,
-                details={"scanned": result.scanned, "by_category": result.by_category()},
-            )
+            return scan_answer(result, lang=language)
 
         return await runtime.run("scan_runai", context, arguments=arguments, work=work)
 

@@ -3,7 +3,8 @@
     diagnose mcp [--audit FILE] [--timeout SECONDS]                  stdio, the local user's identity
     diagnose mcp --http [--host H] [--port N] --policy FILE [...]    streamable HTTP, bearer tokens
 
-The MCP SDK is imported only when the server starts, so `diagnose --help` does not pay for it.
+The MCP face lives in `mcp_face/`; it (and the MCP SDK under it) is imported only when the server
+starts, so `diagnose --help` does not pay for it.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 from typing import Any
+
+from cli.main import UsageError
 
 DEFAULT_PORT = 8765
 
@@ -59,7 +62,6 @@ def register(subparsers: Any) -> None:
 def handle(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
-    from cli.main import UsageError
     from mcp_face.access import PolicyError, load_policy
     from mcp_face.settings import McpSettings, SettingsError
 
