@@ -9,7 +9,15 @@ import pytest
 from diagnosis.evidence.bundles import load_bundle, parse_bundle
 from diagnosis.models import Bundle
 from simulator.server import SimServer
-from tests.mcp_face.helpers import MODELARTS_AK, MODELARTS_BUNDLES, MODELARTS_SK, RUNAI_EXAMPLES
+from tests.mcp_face.helpers import (
+    MODELARTS_AK,
+    MODELARTS_BUNDLES,
+    MODELARTS_EXAMPLES,
+    MODELARTS_PROJECT,
+    MODELARTS_SK,
+    RUNAI_EXAMPLES,
+    with_project,
+)
 from tests.runai.scan_world import scan_bundle
 
 # Run:ai scenarios without Tier-2 answers (the servers run without Kubernetes access).
@@ -22,7 +30,11 @@ def runai_bundle(name: str) -> Bundle:
 
 
 def modelarts_bundle(name: str) -> Bundle:
-    return load_bundle(MODELARTS_BUNDLES / f"{name}.bundle.json")
+    """A ModelArts example (else a test bundle) under the project id the servers' credentials
+    name, so that one simulator serves several of them."""
+    example = MODELARTS_EXAMPLES / f"modelarts-{name}.bundle.json"
+    bundle = load_bundle(example if example.exists() else MODELARTS_BUNDLES / f"{name}.bundle.json")
+    return with_project(bundle, MODELARTS_PROJECT)
 
 
 @pytest.fixture(scope="session")

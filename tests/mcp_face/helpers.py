@@ -38,6 +38,7 @@ MODELARTS_SK = "mcp-test-secret-key-0001"
 MODELARTS_PROJECT = "4f1d2c9e8b7a46d3a5c0e9f812b3d467"
 
 RUNAI_EXAMPLES = ROOT / "diagnosis" / "examples" / "runai"
+MODELARTS_EXAMPLES = ROOT / "diagnosis" / "examples" / "modelarts"
 MODELARTS_BUNDLES = ROOT / "tests" / "modelarts" / "bundles"
 
 
@@ -177,6 +178,14 @@ def with_new_id(bundle: Bundle, old: str, new: str) -> Bundle:
     """The same scenario under another job or workload id (every occurrence replaced)."""
     text_form = json.dumps(bundle.to_json_dict()).replace(old, new)
     return Bundle.model_validate(json.loads(text_form))
+
+
+def with_project(bundle: Bundle, project_id: str) -> Bundle:
+    """A ModelArts bundle whose answers were recorded under `project_id`."""
+    recorded = {str(e.args["project_id"]) for e in bundle.exchanges if e.args.get("project_id")}
+    for old in recorded:
+        bundle = with_new_id(bundle, old, project_id)
+    return bundle
 
 
 def bundle_json(bundle: Bundle) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from diagnosis.evidence.bundles import load_bundle
 from diagnosis.models import Bundle
 from simulator.server import SimServer
 from tests.mcp_face.helpers import (
-    MODELARTS_BUNDLES,
+    MODELARTS_EXAMPLES,
     ROOT,
     RUNAI_EXAMPLES,
     audit_lines,
@@ -48,10 +48,10 @@ CORPUS_BUNDLES = [
         RUNAI_EXAMPLES / "runai-oom-killed.bundle.json",
         ROOT / "tests" / "runai" / "bundles" / "multi-worker-earliest-failure.bundle.json",
         ROOT / "tests" / "runai" / "bundles" / "log-injection.bundle.json",
-        MODELARTS_BUNDLES / "early-exit-cuda-oom.bundle.json",
-        MODELARTS_BUNDLES / "multi-task-logs.bundle.json",
-        MODELARTS_BUNDLES / "exit-137-killed.bundle.json",
-        MODELARTS_BUNDLES / "node-failure-xid.bundle.json",
+        MODELARTS_EXAMPLES / "modelarts-early-exit-cuda-oom.bundle.json",
+        MODELARTS_EXAMPLES / "modelarts-multi-task-logs.bundle.json",
+        MODELARTS_EXAMPLES / "modelarts-exit-137-killed.bundle.json",
+        MODELARTS_EXAMPLES / "modelarts-node-failure-xid.bundle.json",
     )
 ]
 VERDICT = ("outcome", "category", "route", "confidence", "fault_level")
