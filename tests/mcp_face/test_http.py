@@ -212,6 +212,16 @@ async def test_a_token_is_refused_what_its_grant_does_not_cover(
     assert refused[2]["reason"] == "project 'nlp-core' not granted"
 
 
+async def test_a_hostile_body_is_refused_unread(served: tuple[HttpServer, Path]) -> None:
+    """A request body past 4 MiB (a bundle bigger than any capture) is answered 413, in bounded
+    memory, and the server goes on serving."""
+    server, _audit = served
+    huge = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"padding": "x" * (5 * 2**20)}}
+    assert http_post(server.url, huge, token=ONCALL).status_code == 413
+    async with http_session(server.url, ONCALL) as client:
+        assert structured(await client.call_tool("explain_code", {"code": "137"}))["known"] is True
+
+
 async def test_cancelling_over_http_stops_the_diagnosis(
     served: tuple[HttpServer, Path], runai: SimServer
 ) -> None:
