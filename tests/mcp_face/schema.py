@@ -11,7 +11,9 @@ Checked three ways, none of them the server's own code:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -88,8 +90,26 @@ def check_tools_list(result: dict[str, Any]) -> list[dict[str, Any]]:
     return tools
 
 
+# The product's own committed contract (diagnosis/schemas/), which every diagnosis must also meet.
+PRODUCT_DIAGNOSIS_SCHEMA: dict[str, Any] = json.loads(
+    (Path(__file__).resolve().parents[2] / "diagnosis" / "schemas" / "diagnosis.v1.json").read_text(
+        encoding="utf-8"
+    )
+)
+
+
 def check_tool_output(tools: Sequence[Any], name: str, structured: dict[str, Any]) -> None:
-    """A tool's structured content against the output schema it advertises."""
+    """A tool's structured content against the output schema it advertises, and every diagnosis
+    in it against the product's committed diagnosis/v1 schema."""
     (tool,) = [tool for tool in tools if tool.name == name]
     assert tool.output_schema is not None
     jsonschema.validate(structured, tool.output_schema, cls=Draft202012Validator)
+    if structured.get("schema") == "diagnosis/v1":
+        diagnoses = [structured]
+    else:
+        diagnoses = [
+            *structured.get("results", []),
+            *([structured["error"]] if structured.get("error") else []),
+        ]
+    for item in diagnoses:
+        jsonschema.validate(item, PRODUCT_DIAGNOSIS_SCHEMA, cls=Draft202012Validator)
