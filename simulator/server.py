@@ -79,6 +79,16 @@ def _fake_jwt(lifetime_seconds: int) -> str:
     return f"{part({'alg': 'none', 'typ': 'JWT'})}.{part(payload)}.c2lt"
 
 
+@dataclass
+class Received:
+    """One request as the sim received it, and what it answered (for benchmarks and tests)."""
+
+    op: str
+    args: dict[str, str]
+    status: int | None = None
+    answer: str = ""
+
+
 class SimServer:
     def __init__(
         self,
@@ -121,6 +131,7 @@ class SimServer:
         self.timeout_hold_seconds = timeout_hold_seconds
         self.requests: list[tuple[str, str]] = []
         self.ops: list[str] = []
+        self.received: list[Received] = []
         self.tokens_issued = 0
         self._lock = threading.Lock()
         self._stop_holding = threading.Event()
@@ -255,9 +266,12 @@ def _handler_for(sim: SimServer) -> type[BaseHTTPRequestHandler]:
             parts = urlsplit(self.path)
             with sim._lock:
                 sim.requests.append((self.command, parts.path))
+            self._received: Received | None = None
             if parts.path == TOKEN_PATH and self.command == "POST":
                 with sim._lock:
                     sim.tokens_issued += 1
+                    self._received = Received("token", {})
+                    sim.received.append(self._received)
                 if sim.token_latency:
                     time.sleep(sim.token_latency)
                 self._json(
@@ -276,6 +290,8 @@ def _handler_for(sim: SimServer) -> type[BaseHTTPRequestHandler]:
             table, route, args = resolved
             with sim._lock:
                 sim.ops.append(route.op)
+                self._received = Received(route.op, {key: str(value) for key, value in args.items()})
+                sim.received.append(self._received)
             delay = sim.latency.get(route.op, sim.default_latency)
             if delay:
                 time.sleep(delay)
@@ -365,6 +381,10 @@ def _handler_for(sim: SimServer) -> type[BaseHTTPRequestHandler]:
         def _send(
             self, status: int, payload: bytes, content_type: str, *, headers: dict[str, str] | None = None
         ) -> None:
+            received = getattr(self, "_received", None)
+            if received is not None:
+                received.status = status
+                received.answer = payload[:1_000_000].decode("utf-8", errors="replace")
             try:
                 self.send_response(status)
                 self.send_header("Content-Type", content_type)

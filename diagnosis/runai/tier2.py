@@ -35,6 +35,8 @@ class PodTarget:
     name: str
     node: str | None = None
     containers: tuple[str, ...] = ()
+    # The container Tier 1 names as failing (a kubelet back-off message), when one does.
+    failing_container: str | None = None
 
 
 @dataclass
@@ -128,17 +130,64 @@ def _facts(pod: parse.K8sPod, pod_name: str, container_name: str | None) -> Cont
 async def read_pods(
     source: Fetcher, *, namespace: str, pods: Sequence[PodTarget], t: Translator
 ) -> Tier2Evidence:
-    results = await asyncio.gather(*(_read_pod(source, namespace, pod, t) for pod in pods[:MAX_PODS]))
+    """Every pod's object, previous log and events, requested together (one round); `calls` lists
+    the pod objects first, then each pod's log and events."""
+    chosen = list(pods[:MAX_PODS])
+    pod_calls = [source.fetch("k8s.read_pod", namespace=namespace, name=target.name) for target in chosen]
+    other_calls = []
+    for target in chosen:
+        other_calls.append(_read_log(source, namespace, target.name, _expected_container(target)))
+        other_calls.append(
+            source.fetch("k8s.list_events", namespace=namespace, fieldSelector=_selector(target, namespace))
+        )
+    answers = await asyncio.gather(*pod_calls, *other_calls)
+    pod_answers = answers[: len(chosen)]
+    results = await asyncio.gather(
+        *(
+            _read_pod(
+                source,
+                namespace,
+                target,
+                t,
+                pod_answer,
+                answers[len(chosen) + 2 * index],
+                answers[len(chosen) + 2 * index + 1],
+            )
+            for index, (target, pod_answer) in enumerate(zip(chosen, pod_answers, strict=True))
+        )
+    )
     total = Tier2Evidence()
     for result in results:
         total.merge(result)
     return total
 
 
-async def _read_pod(source: Fetcher, namespace: str, target: PodTarget, t: Translator) -> Tier2Evidence:
-    """The runbook's order: describe pod, then (concurrently) logs --previous and the pod's events."""
+def _selector(target: PodTarget, namespace: str) -> str:
+    # kubectl describe's own selector; comma is AND. A recorded selector naming only the pod still
+    # matches on replay (a recorded set contained in the called one).
+    return f"involvedObject.name={target.name},involvedObject.namespace={namespace},involvedObject.kind=Pod"
+
+
+def _expected_container(target: PodTarget) -> str | None:
+    """The container whose log is asked for before the pod object has answered: the one Tier 1
+    names as failing, else the first one Run:ai lists."""
+    if target.failing_container:
+        return target.failing_container
+    return target.containers[0] if target.containers else None
+
+
+async def _read_pod(
+    source: Fetcher,
+    namespace: str,
+    target: PodTarget,
+    t: Translator,
+    pod_answer: Answer,
+    log_answer: Answer,
+    events_answer: Answer,
+) -> Tier2Evidence:
+    """What the pod object, its log and its events show (the runbook's describe pod, logs
+    --previous and pod events)."""
     found = Tier2Evidence()
-    pod_answer = await source.fetch("k8s.read_pod", namespace=namespace, name=target.name)
     pod: parse.K8sPod | None = None
     if pod_answer.ok:
         pod, problem = parse.view(parse.K8sPod, pod_answer.body)
@@ -155,20 +204,19 @@ async def _read_pod(source: Fetcher, namespace: str, target: PodTarget, t: Trans
     # A pod that is gone has no log any more; its events may outlive it (for a while).
     container, _is_init = _main_container(pod, target)
     pod_gone = target.name in found.missing_pods
-    events_call = source.fetch(
-        "k8s.list_events",
-        namespace=namespace,
-        # kubectl describe's own selector; comma is AND. A recorded selector naming only the pod
-        # still matches on replay (rulings G3: recorded set contained in the called one).
-        fieldSelector=f"involvedObject.name={target.name},involvedObject.namespace={namespace},involvedObject.kind=Pod",
-    )
+    if not pod_gone and container is not None and container != _expected_container(target):
+        # The pod object names another failing container (an init container, say): its log.
+        log_answer = await _read_log(source, namespace, target.name, container)
+    _absorb_events(found, events_answer, target, t, pod_gone=pod_gone)
     if pod_gone:
-        log_answer, events_answer = None, await events_call
-    else:
-        log_answer, events_answer = await asyncio.gather(
-            _read_log(source, namespace, target.name, container), events_call
-        )
+        return found
+    _absorb_log(found, log_answer, pod, target, container, t)
+    return found
 
+
+def _absorb_events(
+    found: Tier2Evidence, events_answer: Answer, target: PodTarget, t: Translator, *, pod_gone: bool
+) -> None:
     if events_answer.ok:
         events, problem = parse.view(parse.K8sEventList, events_answer.body)
         if events is None:
@@ -187,9 +235,16 @@ async def _read_pod(source: Fetcher, namespace: str, target: PodTarget, t: Trans
         _note_failure(found, events_answer, target.name, t)
     elif events_answer.denied:
         found.denied_calls.append(events_answer.op)
-    if log_answer is None:
-        return found
 
+
+def _absorb_log(
+    found: Tier2Evidence,
+    log_answer: Answer,
+    pod: parse.K8sPod | None,
+    target: PodTarget,
+    container: str | None,
+    t: Translator,
+) -> None:
     finished_at = None
     if pod is not None:
         facts = _facts(pod, target.name, container)
@@ -212,11 +267,11 @@ async def _read_pod(source: Fetcher, namespace: str, target: PodTarget, t: Trans
         found.limitations.append(t("lim.log_empty", pod=target.name))
     else:
         _note_failure(found, log_answer, target.name, t)
-    return found
 
 
 async def _read_log(source: Fetcher, namespace: str, pod_name: str, container: str | None) -> Answer:
-    """The main container's previous log (last 200 lines, 1 MB); on a 400, the current log (R13)."""
+    """The main container's previous log (last 200 lines, 1 MB); on a 400 (no previous instance,
+    or the container waits to start), the current log."""
     args: dict[str, Any] = {"namespace": namespace, "name": pod_name}
     if container:
         args["container"] = container
@@ -224,7 +279,6 @@ async def _read_log(source: Fetcher, namespace: str, pod_name: str, container: s
         "k8s.read_pod_log", **args, previous=True, tailLines=LOG_TAIL_LINES, limitBytes=LOG_LIMIT_BYTES
     )
     if answer.status == 400:
-        # No previous instance (or the container is waiting to start): read the current log.
         answer = await source.fetch(
             "k8s.read_pod_log", **args, tailLines=LOG_TAIL_LINES, limitBytes=LOG_LIMIT_BYTES
         )

@@ -30,10 +30,44 @@ def test_one_diagnosis(capsys: pytest.CaptureFixture[str]) -> None:
     output = capsys.readouterr().out
     labels = [scenario.label for scenario in one_diagnosis.scenarios()]
     assert_reported(result, output, figures=labels)
-    # Two checks per scenario: wall against rounds x L, and concurrent / sequential.
-    assert len(result.checks) == 2 * len(labels)
-    assert "retries of a recorded 5xx answer" in output  # the insufficient-info example's 500
+    # One check per scenario: the wall time against the dependency model's rounds x L.
+    assert len(result.checks) == len(labels)
     assert "token request" in output
+
+
+def test_the_dependency_model_rounds_the_runbook_calls() -> None:
+    """The model by hand: token; status + events; spec + pods + history; Tier 2; the node."""
+    from bench.rounds_model import Call, minimum_rounds
+
+    workload = {"workloadId": "w"}
+    pod = {"namespace": "ns", "name": "p"}
+    calls = [
+        Call("token"),
+        Call("get_workload_status", workload),
+        Call("get_workload_events", {**workload, "offset": "0"}),
+        Call("get_workload_spec", workload),
+        Call("get_workload_pods", {**workload, "offset": "0"}),
+        Call("get_workload_history", {**workload, "offset": "0"}),
+        Call("get_workload_history", {**workload, "offset": "50"}),
+        Call("k8s.read_pod", pod),
+        Call("k8s.read_pod_log", {**pod, "previous": "true"}),
+        Call("k8s.read_pod_log", pod),
+        Call("k8s.list_events", {"namespace": "ns"}),
+        Call("k8s.read_node", {"name": "n"}),
+    ]
+    assert minimum_rounds("runai", calls) == [1, 2, 2, 3, 3, 3, 4, 5, 5, 6, 5, 7]
+    # ModelArts: the search, the details, then events (two pages), stages and previews.
+    job = {"training_job_id": "j"}
+    modelarts = [
+        Call("ListTrainingJobs", {"name": "x"}),
+        Call("ListTrainingJobs", {}),
+        Call("ShowTrainingJobDetails", job),
+        Call("ListTrainingJobEvents", job),
+        Call("ListTrainingJobEvents", {**job, "offset": "1"}),
+        Call("ListTrainingJobStages", job),
+        Call("ShowTrainingJobLogsPreview", {**job, "task_id": "worker-0"}),
+    ]
+    assert minimum_rounds("modelarts", modelarts) == [1, 2, 3, 4, 5, 4, 4]
 
 
 def test_scan(capsys: pytest.CaptureFixture[str]) -> None:

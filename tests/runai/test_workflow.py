@@ -152,7 +152,11 @@ async def test_wrong_cluster_stops_and_names_both_clusters() -> None:
 
     s = wrong_cluster()
     diagnosis, asked = await run(s)
-    assert diagnosis.outcome == "wrong_cluster" and len(asked) == 1
+    # Status and events are requested together; the events of another cluster's workload are
+    # never used: the diagnosis stops at the cluster check.
+    assert diagnosis.outcome == "wrong_cluster"
+    assert [op for op, _args in asked] == ["get_workload_status", "get_workload_events"]
+    assert {item.source for item in diagnosis.evidence} == {"get_workload_status"}
     assert diagnosis.target.cluster_id == uid("wrong-cluster", "other")
     assert diagnosis.target.asked_cluster_id == s.cluster  # type: ignore[attr-defined]
 

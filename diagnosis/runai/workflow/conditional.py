@@ -13,7 +13,7 @@ import asyncio
 
 from diagnosis.evidence.source import Answer
 from diagnosis.models import Diagnosis
-from diagnosis.runai.rules import Signal, Verdict, classify_all, decide
+from diagnosis.runai.rules import Signal, Verdict, decide
 from diagnosis.runai.signals import Observation, from_pods
 from diagnosis.runai.tier2 import Tier2Evidence, read_nodes, read_pods
 from diagnosis.runai.workflow.conclude import conclude
@@ -48,29 +48,30 @@ async def gather_conditional(state: State) -> Next | Diagnosis:
     run = state.run
     stopped = (state.known_status.phase or "").lower() == "stopped"
     observations: list[Observation] = [*state.timeline(), *from_pods(list(state.pods))]
-    signals = classify_all(observations)
+    signals = run.classify(observations)
     verdict = decide(signals, stopped=stopped)
-    tier2 = Tier2Evidence()
     tier2_needed = needs_tier2(verdict)
-    metrics_answer: Answer | None = None
     notes: list[str] = []
-    if tier2_needed and run.tier2_available:
-        if wants_metrics(signals, verdict):
-            metrics_answer, tier2 = await asyncio.gather(
-                read_metrics(run, state, notes.append), read_tier2(run, state, notes.append)
-            )
-        else:
-            tier2 = await read_tier2(run, state, notes.append)
-        signals = classify_all(observations + tier2.observations)
+    # One round: the metrics and the failing pods' Tier-2 reads, each when its rule asks.
+    metrics_answer, tier2 = await asyncio.gather(
+        read_metrics(run, state, notes.append) if wants_metrics(signals, verdict) else _nothing(),
+        read_tier2(run, state, notes.append) if tier2_needed and run.tier2_available else _no_tier2(),
+    )
+    signals = run.classify(observations + tier2.observations)
+    verdict = decide(signals, stopped=stopped)
+    # One more round when the pod evidence asks for it: the nodes of node-failure signals, and the
+    # metrics when only Tier 2 showed the OOM kill or the unexplained 137.
+    nodes = failing_nodes(state, signals, tier2) if run.tier2_available and _node_failure(signals) else []
+    late_metrics = metrics_answer is None and wants_metrics(signals, verdict)
+    node_evidence, late_answer = await asyncio.gather(
+        read_nodes(run.source, nodes=nodes, t=run.t) if nodes else _no_tier2(),
+        read_metrics(run, state, notes.append) if late_metrics else _nothing(),
+    )
+    if nodes:
+        tier2.merge(node_evidence)
+        signals = run.classify(observations + tier2.observations)
         verdict = decide(signals, stopped=stopped)
-    if run.tier2_available and _node_failure(signals):
-        nodes = failing_nodes(state, signals, tier2)
-        if nodes:
-            tier2.merge(await read_nodes(run.source, nodes=nodes, t=run.t))
-            signals = classify_all(observations + tier2.observations)
-            verdict = decide(signals, stopped=stopped)
-    if metrics_answer is None and wants_metrics(signals, verdict):
-        metrics_answer = await read_metrics(run, state, notes.append)
+    metrics_answer = metrics_answer or late_answer
     state = _tier2_notes(state.noted(*notes), tier2, needed=tier2_needed)
     if verdict.category == "UNKNOWN" or verdict.unexplained_kill is not None:
         state = kubectl_next_steps(state, verdict)
@@ -79,6 +80,14 @@ async def gather_conditional(state: State) -> Next | Diagnosis:
         return preempted
     found = Conditional(signals=signals, verdict=verdict, tier2=tier2, metrics_answer=metrics_answer)
     return Next(conclude, state.but(conditional=found))
+
+
+async def _nothing() -> None:
+    return None
+
+
+async def _no_tier2() -> Tier2Evidence:
+    return Tier2Evidence()
 
 
 async def read_tier2(run: Run, state: State, note: Note) -> Tier2Evidence:

@@ -9,6 +9,7 @@ finding nothing asks for a workload id, it is never "not found".
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -123,20 +124,26 @@ class OptionB:
         )
 
     async def _confirmed(self, candidate: parse.Workload) -> str | Stop | None:
-        """The candidate's id when its status or events confirm the symptom; a refusal stops."""
+        """The candidate's id when its status or events confirm the symptom; a refusal stops.
+        Status and events are requested together; both are kept for step 1."""
         workload_id = str(candidate.id)
-        answer = await self.source.fetch("get_workload_status", workloadId=workload_id)
+        event_notes: list[str] = []
+        answer, paged = await asyncio.gather(
+            self.source.fetch("get_workload_status", workloadId=workload_id),
+            read_event_pages(self.source, workload_id, cut=self.cut, t=self.t, note=event_notes.append),
+        )
         if answer.denied:
             return Stop(denied=answer)
         self.cached_status[workload_id] = answer
+        self.cached_events[workload_id] = paged
         if not answer.ok:
             # What could not be read is said, whichever question follows.
             self.note(self.t("lim.call_failed", call=answer.op, failure=answer.describe_failure()))
         status, _problem = parse.view(parse.Workload, answer.body) if answer.ok else (None, None)
+        for text in event_notes:
+            self.note(text)
         if status is not None and confirms_symptom(classify_all(from_status(status)), status.phase):
             return workload_id
-        paged = await read_event_pages(self.source, workload_id, cut=self.cut, t=self.t, note=self.note)
-        self.cached_events[workload_id] = paged
         if paged.failure is not None and paged.failure.denied:
             return Stop(denied=paged.failure)
         if paged.failure is not None and not paged.items:

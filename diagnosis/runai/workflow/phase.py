@@ -20,7 +20,7 @@ from diagnosis.runai.phases import (
     crash_confirmed,
     pod_failure_confirmed,
 )
-from diagnosis.runai.rules import Signal, classify_all
+from diagnosis.runai.rules import Signal
 from diagnosis.runai.workflow.evidence import read_evidence
 from diagnosis.runai.workflow.finish import finished, needs_input, unknown_without_status
 from diagnosis.runai.workflow.state import Next, State
@@ -30,7 +30,7 @@ async def apply_phase_rule(state: State) -> Next | Diagnosis:
     phase = (state.known_status.phase or "").strip()
     lowered = phase.lower()
     t = state.t
-    signals = classify_all([*state.status_observations, *state.event_observations])
+    signals = state.run.classify([*state.status_observations, *state.event_observations])
     if not phase:
         # Without a phase no branch of the phase rule applies: a partial diagnosis, not a guess.
         return unknown_without_status(state.noted(t("lim.no_phase")))

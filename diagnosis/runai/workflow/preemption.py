@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from diagnosis.models import Diagnosis, Evidence
-from diagnosis.runai.rules import KILL_EXIT_CODES, Signal, classify_all
+from diagnosis.runai.rules import KILL_EXIT_CODES, Signal
 from diagnosis.runai.signals import Observation
 from diagnosis.runai.workflow.finish import finished
 from diagnosis.runai.workflow.state import State
@@ -38,9 +38,9 @@ def _failure_after(signals: list[Signal], evicted_at: datetime) -> bool:
     return False
 
 
-def find_preemption(observations: Sequence[Observation]) -> Signal | None:
+def find_preemption(state: State, observations: Sequence[Observation]) -> Signal | None:
     """The newest preemption after the last start that no failure follows, if any."""
-    signals = classify_all(list(observations))
+    signals = state.run.classify(observations)
     last_start = _last_start(observations)
     found = [
         signal
@@ -78,5 +78,5 @@ def routed_preempted(state: State, signal: Signal) -> Diagnosis:
 
 def route_if_preempted(state: State, observations: Sequence[Observation]) -> Diagnosis | None:
     """The routed diagnosis when the observations show a preemption, else None."""
-    signal = find_preemption(observations)
+    signal = find_preemption(state, observations)
     return routed_preempted(state, signal) if signal is not None else None

@@ -8,7 +8,7 @@ it returns the next step with a new state (`Next`), or the finished `Diagnosis`.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
@@ -18,12 +18,31 @@ from diagnosis.models import DiagnoseRequest, Diagnosis, Evidence, Target
 from diagnosis.render.i18n import Translator
 from diagnosis.runai import parse
 from diagnosis.runai.paging import Fetcher, Paged
-from diagnosis.runai.rules import Signal, Verdict
+from diagnosis.runai.rules import Signal, Verdict, classify
 from diagnosis.runai.signals import Observation
 from diagnosis.runai.tier2 import Tier2Evidence
 
 # Takes a limitation text as it is found.
 Note = Callable[[str], None]
+
+
+class Classifier:
+    """The rule tables applied once per observation: the steps classify the same observations
+    again as evidence accumulates (status and events, then with history, pods and Tier 2)."""
+
+    def __init__(self) -> None:
+        self._signals: dict[int, tuple[Observation, Signal | None]] = {}
+
+    def __call__(self, observations: Sequence[Observation]) -> list[Signal]:
+        found: list[Signal] = []
+        for observation in observations:
+            known = self._signals.get(id(observation))
+            if known is None or known[0] is not observation:
+                known = (observation, classify(observation))
+                self._signals[id(observation)] = known
+            if known[1] is not None:
+                found.append(known[1])
+        return found
 
 
 @dataclass(frozen=True)
@@ -38,6 +57,7 @@ class Run:
     tier2_unavailable_reason: str | None
     lookback_text: str
     lookback: timedelta
+    classify: Classifier = field(default_factory=Classifier, compare=False)
 
     @property
     def cut(self) -> datetime:
@@ -69,6 +89,8 @@ class State:
     # What Option B read on the way (statuses, event pages), reused by step 1.
     cached_status: Mapping[str, Answer] = field(default_factory=dict)
     cached_events: Mapping[str, Paged] = field(default_factory=dict)
+    # Limitations found while paging the events, noted once the status has passed its checks.
+    event_notes: tuple[str, ...] = ()
     status_observations: tuple[Observation, ...] = ()
     event_observations: tuple[Observation, ...] = ()
     events_read: bool = False

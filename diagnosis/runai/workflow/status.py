@@ -1,11 +1,14 @@
 """Runbook step 1.2-1.6: the workload's status and recent events, the cluster check, preemption.
 
-`get_workload_status` is listed first in `calls`; the cluster check, preemption and the phase rule
-are applied before anything of step 2 is requested. `events: null` is a retrieval failure, not
+Status and events are requested together (both need only the workload id), `get_workload_status`
+first in `calls`; the cluster check, preemption and the phase rule are applied before anything of
+step 2 is requested. `events: null` is a retrieval failure, not
 "no events" (runbook step 1.6).
 """
 
 from __future__ import annotations
+
+import asyncio
 
 from diagnosis.evidence.source import Answer
 from diagnosis.models import Diagnosis, Evidence
@@ -19,10 +22,18 @@ from diagnosis.runai.workflow.state import Next, State
 
 
 async def read_status(state: State) -> Next | Diagnosis:
+    """Status and events together (both need only the workload id); the events wait in the state
+    for `read_events` until the status has passed its checks."""
     workload_id = state.workload_id
-    answer = state.cached_status.get(workload_id) or await state.run.source.fetch(
-        "get_workload_status", workloadId=workload_id
-    )
+    answer = state.cached_status.get(workload_id)
+    if answer is None or workload_id not in state.cached_events:
+        notes: list[str] = []
+        fetched_answer, paged = await asyncio.gather(
+            _status(state, answer),
+            read_event_pages(state.run.source, workload_id, cut=state.run.cut, t=state.t, note=notes.append),
+        )
+        answer = fetched_answer
+        state = state.but(cached_events={**state.cached_events, workload_id: paged}, event_notes=tuple(notes))
     state = state.with_target(workload_id=workload_id)
     if not answer.ok:
         return _status_failed(state, answer)
@@ -32,6 +43,12 @@ async def read_status(state: State) -> Next | Diagnosis:
             state.noted(state.t("lim.shape", call="get_workload_status", problem=problem))
         )
     return _check_cluster(_with_status(state, status))
+
+
+async def _status(state: State, cached: Answer | None) -> Answer:
+    if cached is not None:
+        return cached
+    return await state.run.source.fetch("get_workload_status", workloadId=state.workload_id)
 
 
 def _status_failed(state: State, answer: Answer) -> Diagnosis:
@@ -84,12 +101,8 @@ def _check_cluster(state: State) -> Next | Diagnosis:
 
 
 async def read_events(state: State) -> Next | Diagnosis:
-    run = state.run
-    notes: list[str] = []
-    paged = state.cached_events.get(state.workload_id) or await read_event_pages(
-        run.source, state.workload_id, cut=run.cut, t=run.t, note=notes.append
-    )
-    state = state.noted(*notes)
+    paged = state.cached_events[state.workload_id]
+    state = state.noted(*state.event_notes)
     if paged.failure is not None and paged.failure.denied:
         return denied(state, paged.failure)
     state = _absorb_events(state, paged)

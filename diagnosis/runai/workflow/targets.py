@@ -7,6 +7,7 @@ that node-failure signals point at.
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 from diagnosis.runai.phases import FAILING_POD_PHASES
@@ -17,6 +18,20 @@ from diagnosis.runai.workflow.state import State
 from diagnosis.timeutil import parse_instant
 
 _EPOCH = datetime.min.replace(tzinfo=UTC)
+# The kubelet's crash-loop event: "Back-off restarting failed container <name> in pod <pod>".
+_BACKOFF_CONTAINER = re.compile(r"failed container ([A-Za-z0-9][-A-Za-z0-9.]{0,252}) in pod")
+
+
+def _failing_container(state: State, pod_name: str) -> str | None:
+    """The container the workload's latest back-off event names for this pod, if any."""
+    named = None
+    for observation in [*state.event_observations, *state.history_observations]:
+        if observation.pod != pod_name:
+            continue
+        match = _BACKOFF_CONTAINER.search(observation.message)
+        if match:
+            named = match.group(1)
+    return named
 
 
 def namespace(state: State) -> tuple[str | None, bool]:
@@ -38,6 +53,7 @@ def pod_targets(state: State) -> list[PodTarget]:
             name=str(pod.name),
             node=pod.nodeName,
             containers=tuple(c.name for c in pod.containers if c.name),
+            failing_container=_failing_container(state, str(pod.name)),
         )
         for pod in failing
     ]
@@ -48,7 +64,7 @@ def pod_targets(state: State) -> list[PodTarget]:
     for observation in [*state.event_observations, *state.history_observations]:
         if observation.pod and observation.pod not in names:
             names.append(observation.pod)
-    return [PodTarget(name=name) for name in names[-1:]]
+    return [PodTarget(name=name, failing_container=_failing_container(state, name)) for name in names[-1:]]
 
 
 def _signal_node(state: State, signal: Signal, tier2: Tier2Evidence) -> str | None:
