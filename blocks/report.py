@@ -33,7 +33,7 @@ from blocks.limits import (
     text_length,
 )
 from blocks.mrkdwn import markdown_to_mrkdwn
-from diagnosis.models import Diagnosis, Evidence
+from diagnosis.models import FAILURE_OUTCOMES, Diagnosis, Evidence
 
 OUTCOME_EMOJI: dict[str, str] = {
     "diagnosed": ":red_circle:",
@@ -45,7 +45,10 @@ OUTCOME_EMOJI: dict[str, str] = {
     "observe": ":hourglass_flowing_sand:",
     "not_found": ":mag:",
     "permission_denied": ":lock:",
+    "unreachable": ":electric_plug:",
+    "auth_failed": ":no_entry:",
 }
+PLATFORM_NAMES: dict[str, str] = {"runai": "Run:ai", "modelarts": "ModelArts"}
 
 # Per-item caps inside a list section; the full text is in the attached report.
 EVIDENCE_ITEM_CHARS = 700
@@ -95,6 +98,7 @@ def headline(diagnosis: Diagnosis, *, lang: str) -> str:
         "category": diagnosis.category or "UNKNOWN",
         "route": diagnosis.route or "?",
         "phase": phase or label("unknown_phase", lang),
+        "platform": PLATFORM_NAMES.get(diagnosis.platform, diagnosis.platform),
     }
     text = label(f"outcome.{diagnosis.outcome}", lang, **values)
     shows_phase = diagnosis.outcome in (
@@ -173,6 +177,8 @@ def report_message(
     `requested_by` is a Slack user id (rendered as a mention); `buttons` come from the bot
     (re-run, retry, log link); `notes` are fixed, already-escaped context lines (e.g. demo mode).
     """
+    if diagnosis.outcome in FAILURE_OUTCOMES:
+        return failure_message(diagnosis, lang=lang, requested_by=requested_by, buttons=buttons, notes=notes)
     top: list[Block] = [
         header(headline(diagnosis, lang=lang)),
         fields_section(target_fields(diagnosis, lang=lang)),
@@ -251,6 +257,38 @@ def report_message(
     name = diagnosis.target.name or diagnosis.target.workload_id or diagnosis.target.job_id or ""
     fallback = f"{summary}: {name} {diagnosis.root_cause}".strip()
     return SlackMessage(text=fallback_text(fallback), blocks=blocks[:MAX_BLOCKS], truncated=truncated)
+
+
+def failure_message(
+    diagnosis: Diagnosis,
+    *,
+    lang: str,
+    requested_by: str | None = None,
+    buttons: Sequence[Block] = (),
+    notes: Sequence[str] = (),
+) -> SlackMessage:
+    """The platform was not reached, or refused the credentials: said plainly, with what to check,
+    and nothing that could read as a diagnosis (no category, confidence or evidence section)."""
+    platform = PLATFORM_NAMES.get(diagnosis.platform, diagnosis.platform)
+    blocks: list[Block] = [header(headline(diagnosis, lang=lang))]
+    if diagnosis.root_cause:
+        blocks.append(section(markdown_to_mrkdwn(diagnosis.root_cause)))
+    checks = [bullet_line(text) for text in diagnosis.next_steps[:10]]
+    intro = escape_mrkdwn(label("not_a_diagnosis", lang, platform=platform))
+    blocks.append(section(cut_mrkdwn("\n".join([f"*{intro}*", *checks]), MAX_SECTION_TEXT)))
+    if diagnosis.limitations:
+        limits = [bullet_line(text) for text in diagnosis.limitations[:10]]
+        title = escape_mrkdwn(label("limitations", lang))
+        blocks.append(section(cut_mrkdwn("\n".join([f"*{title}*", *limits]), MAX_SECTION_TEXT)))
+    if buttons:
+        blocks.append(actions(list(buttons), block_id="report_actions"))
+    footer = [calls_line(diagnosis, lang=lang)]
+    if requested_by:
+        footer.append(label_mrkdwn("requested_by", lang, user=Mention(requested_by)))
+    footer.extend(notes)
+    blocks.append(context(*footer))
+    fallback = f"{headline(diagnosis, lang=lang)}: {diagnosis.root_cause}".strip()
+    return SlackMessage(text=fallback_text(fallback), blocks=blocks[:MAX_BLOCKS], truncated=False)
 
 
 def _was_cut(blocks: list[Block]) -> bool:

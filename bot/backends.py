@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from bot.grammar import IDENTIFIER_KEYS, RequestDraft
 from diagnosis import engine
-from diagnosis.evidence.bundles import BundleError, load_bundle
+from diagnosis.evidence.bundles import BundleError, BundleUnsafe, load_bundle
 from diagnosis.models import Bundle, Choice, DiagnoseRequest, Diagnosis, Exchange
 from diagnosis.scan import DiagnosedJob, ScanObserver, ScanProgress, ScanScope
 
@@ -176,6 +176,8 @@ class BundlesBackend:
                 continue
             try:
                 bundle = load_bundle(path)
+            except BundleUnsafe:
+                raise
             except BundleError as exc:
                 log.info("skipping %s: %s", path.name, exc)
                 continue

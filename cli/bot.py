@@ -23,6 +23,7 @@ from typing import Any
 
 import diagnosis
 from cli.main import UsageError
+from diagnosis.evidence.bundles import BundleError
 from diagnosis.masking import MaskingFilter
 
 # The demo bundles shipped with the engine (package data of `diagnosis`).
@@ -168,7 +169,10 @@ def _backend_factory(args: argparse.Namespace, settings: Any) -> Any:
 
     def make() -> tuple[Any, Any]:
         if directory is not None:
-            backend = BundlesBackend(directory)
+            try:
+                backend = BundlesBackend(directory)
+            except BundleError as exc:
+                raise UsageError(str(exc)) from None
             if not backend.bundles and not backend.scan_bundles:
                 raise UsageError(f"no evidence bundle in {directory}")
             return backend, policy

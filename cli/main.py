@@ -1,7 +1,9 @@
 """`diagnose`: the command line face of the engine.
 
-Exit status: 0 whenever a report was produced, whatever the outcome; 2 with a one-line reason for
-usage errors, unreadable bundles and configuration that is missing.
+Exit status: 0 whenever a report was produced, whatever the outcome; 3 when the platform could not
+be reached or rejected the credentials (outcome `unreachable` or `auth_failed`: nothing was
+diagnosed); 2 with a one-line reason for usage errors, unreadable bundles and configuration that is
+missing.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from datetime import UTC, datetime
 from typing import Any, NoReturn
 
 from diagnosis.masking import mask
-from diagnosis.models import Diagnosis
+from diagnosis.models import FAILURE_OUTCOMES, Diagnosis
 from diagnosis.render import QueryError, apply_query, render_json, render_markdown
 from diagnosis.timeutil import pinned_now
 
@@ -123,6 +125,20 @@ def emit(diagnosis: Diagnosis, args: argparse.Namespace, *, lang: str) -> None:
         print(render_markdown(diagnosis, lang=lang))
 
 
+# Exit status of a report whose platform was never properly asked (unreachable, auth_failed).
+EXIT_NOT_DIAGNOSED = 3
+EXIT_STATUS_HELP = (
+    "Exit status: 0 when a report was produced (whatever the outcome); 3 when the platform could not "
+    "be reached or rejected the credentials (outcome unreachable or auth_failed: nothing was "
+    "diagnosed); 2 for a usage error, an unreadable bundle or missing configuration."
+)
+
+
+def exit_status(diagnosis: Diagnosis) -> int:
+    """0 for a report, 3 when the platform was not reached or refused the credentials."""
+    return EXIT_NOT_DIAGNOSED if diagnosis.outcome in FAILURE_OUTCOMES else 0
+
+
 def run_async(coro_factory: Callable[[], Any]) -> Any:
     return asyncio.run(coro_factory())
 
@@ -142,6 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="diagnose",
         description="Read-only diagnosis of failed ModelArts and Run:ai training jobs.",
+        epilog=EXIT_STATUS_HELP,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {installed_version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)

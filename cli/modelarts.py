@@ -18,7 +18,16 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 from cli.chart import add_chart_option, add_scan_chart_option, write_chart, write_scan_chart
-from cli.main import UsageError, add_output_options, add_time_options, emit, resolve_now, run_async
+from cli.main import (
+    EXIT_STATUS_HELP,
+    UsageError,
+    add_output_options,
+    add_time_options,
+    emit,
+    exit_status,
+    resolve_now,
+    run_async,
+)
 from cli.support import check_scan_limits, emit_scan, print_note, read_bundle
 from diagnosis import engine
 from diagnosis.evidence.http import Throttle
@@ -47,6 +56,7 @@ def register(subparsers: Any) -> None:
         help="diagnose a ModelArts training job (or scan a region for abnormal ones)",
         description="Read-only diagnosis of Huawei Cloud ModelArts training jobs (AK/SK from the "
         "HUAWEICLOUD_SDK_* variables, ~/.huaweicloud/credentials or a KooCLI profile).",
+        epilog="Every diagnosis ends within DIAGNOSE_DEADLINE_SECONDS (default 40). " + EXIT_STATUS_HELP,
     )
     target = parser.add_mutually_exclusive_group()
     target.add_argument("--job-id", help="the training job's full id")
@@ -150,7 +160,7 @@ def handle_diagnose(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot write {args.capture}: {exc.strerror or exc}") from None
     emit(diagnosis, args, lang=lang)
     print_note(write_chart(args, diagnosis, exchanges))
-    return 0
+    return exit_status(diagnosis)
 
 
 def _progress_printer() -> Callable[[ScanProgress], None]:

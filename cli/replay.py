@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from cli.chart import add_chart_option, write_chart
-from cli.main import add_output_options, emit, run_async
+from cli.main import add_output_options, emit, exit_status, run_async
 from cli.support import print_note, read_bundle
 from diagnosis import engine
 
@@ -25,4 +25,4 @@ def handle(args: argparse.Namespace) -> int:
     diagnosis = run_async(lambda: engine.replay(bundle, lang=lang))
     emit(diagnosis, args, lang=lang)
     print_note(write_chart(args, diagnosis, bundle.exchanges))
-    return 0
+    return exit_status(diagnosis)

@@ -22,7 +22,15 @@ import jmespath
 from jmespath.exceptions import JMESPathError
 
 from cli.chart import add_chart_option, add_scan_chart_option, write_chart, write_scan_chart
-from cli.main import UsageError, add_output_options, add_time_options, emit, resolve_now, run_async
+from cli.main import (
+    UsageError,
+    add_output_options,
+    add_time_options,
+    emit,
+    exit_status,
+    resolve_now,
+    run_async,
+)
 from cli.support import check_scan_limits, emit_scan, print_note, read_bundle
 from diagnosis import engine
 from diagnosis.evidence.capture import build_bundle, write_bundle
@@ -49,6 +57,9 @@ EPILOG = """\
 Identify the workload by id (Option A) or by exact name and project (Option B); the cluster id is
 always required. Configuration: RUNAI_URL, RUNAI_CLIENT_ID, RUNAI_CLIENT_SECRET; optional Tier-2
 Kubernetes evidence from KUBECONFIG (or ~/.kube/config, or the in-cluster service account).
+Every diagnosis ends within DIAGNOSE_DEADLINE_SECONDS (default 40). Exit status: 0 when a report was
+produced; 3 when Run:ai could not be reached or rejected the credentials (outcome unreachable or
+auth_failed: nothing was diagnosed); 2 for a usage error or missing configuration.
 """
 SCAN_EPILOG = """\
 Each workload is diagnosed by id as `diagnose runai --workload-id` would; the progress bar is drawn
@@ -182,7 +193,7 @@ def handle(args: argparse.Namespace) -> int:
             raise UsageError(f"cannot write --capture {args.capture}: {exc.strerror or exc}") from None
     emit(diagnosis, args, lang=lang)
     print_note(write_chart(args, diagnosis, recorder.exchanges if recorder is not None else []))
-    return 0
+    return exit_status(diagnosis)
 
 
 class ProgressBar:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from cli.main import UsageError
+from diagnosis.evidence.bundles import BundleError
 from simulator.server import Fault, SimServer, load_bundle_dir, parse_fault
 
 
@@ -48,7 +49,10 @@ def handle(args: argparse.Namespace) -> int:
     if args.modelarts_keys:
         access_key, _, secret_key = args.modelarts_keys.partition(":")
         keys = (access_key, secret_key)
-    bundles = load_bundle_dir(args.bundles)
+    try:
+        bundles = load_bundle_dir(args.bundles)
+    except BundleError as exc:
+        raise UsageError(str(exc)) from None
     server = SimServer(
         bundles,
         latency=latency,

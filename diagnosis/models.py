@@ -26,6 +26,8 @@ Outcome = Literal[
     # clock skew), as opposed to `permission_denied`, a missing grant.
     "auth_failed",
 ]
+# Outcomes that say the platform was never properly asked: no diagnosis of the job at all.
+FAILURE_OUTCOMES: frozenset[str] = frozenset({"unreachable", "auth_failed"})
 Route = Literal["preempted", "pending_scheduling"]
 # The runbook's Run:ai taxonomy; ModelArts adds its own categories after it.
 RunaiCategory = Literal[

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from diagnosis.evidence.bundles import BundleError, load_bundle
+from diagnosis.evidence.bundles import BundleError, BundleUnsafe, load_bundle
 from diagnosis.evidence.matching import find_exchange
 from diagnosis.evidence.routes import Route, RouteTable
 from diagnosis.models import Bundle, Exchange
@@ -56,12 +56,15 @@ def _routes_for(platform: str) -> RouteTable:
 def load_bundle_pairs(directory: str | Path) -> list[tuple[Path, Bundle]]:
     """Every `*.json` evidence bundle under a folder (recursively), in a stable order, with its path.
 
-    Files that are not bundles (diagnoses, goldens) are skipped.
+    Files that are not bundles (diagnoses, goldens) are skipped; a file built to exhaust the reader
+    (BundleUnsafe: nested too deeply, too large) stops the load with its reason.
     """
     pairs: list[tuple[Path, Bundle]] = []
     for path in sorted(Path(directory).rglob("*.json")):
         try:
             pairs.append((path, load_bundle(path)))
+        except BundleUnsafe:
+            raise
         except BundleError:
             continue
     return pairs

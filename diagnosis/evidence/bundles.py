@@ -16,13 +16,40 @@ from diagnosis.evidence.source import NotRecorded
 from diagnosis.models import Bundle, Exchange
 
 MAX_BUNDLE_BYTES = 256 * 1024 * 1024
+# Deeper than any platform answer nests (Kubernetes objects, the deepest, stay well under 40):
+# refused at load, before anything walks the bundle recursively.
+MAX_NESTING_DEPTH = 200
 
 
 class BundleError(ValueError):
     """A bundle that cannot be used, with a one-line reason."""
 
 
+class BundleUnsafe(BundleError):
+    """A file built to exhaust whatever reads it (nested too deeply, too large): never skipped
+    quietly by a folder loader, always reported."""
+
+
+def nesting_depth(data: Any, *, limit: int) -> int:
+    """How deeply lists and objects nest in parsed JSON, counted without recursion and only up to
+    `limit + 1` (so a hostile bundle costs no more than the walk to its limit)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if not isinstance(value, dict | list):
+            continue
+        deepest = max(deepest, depth)
+        if deepest > limit:
+            return deepest
+        children = value.values() if isinstance(value, dict) else value
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return deepest
+
+
 def parse_bundle(data: Any) -> Bundle:
+    if nesting_depth(data, limit=MAX_NESTING_DEPTH) > MAX_NESTING_DEPTH:
+        raise BundleUnsafe(f"invalid bundle: nested more than {MAX_NESTING_DEPTH} levels deep")
     if not isinstance(data, dict):
         raise BundleError("not an evidence bundle: the top level is not a JSON object")
     schema = data.get("schema")
@@ -46,7 +73,7 @@ def load_bundle(path: str | Path) -> Bundle:
     except OSError as exc:
         raise BundleError(f"cannot read bundle {file}: {exc.strerror or exc}") from None
     if size > MAX_BUNDLE_BYTES:
-        raise BundleError(f"bundle {file} is {size} bytes, more than the {MAX_BUNDLE_BYTES} accepted")
+        raise BundleUnsafe(f"bundle {file} is {size} bytes, more than the {MAX_BUNDLE_BYTES} accepted")
     try:
         raw = file.read_bytes()
         data = json.loads(raw.decode("utf-8"))
@@ -56,9 +83,14 @@ def load_bundle(path: str | Path) -> Bundle:
         raise BundleError(
             f"bundle {file} is not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from None
+    except RecursionError:
+        raise BundleUnsafe(f"bundle {file} is nested more than {MAX_NESTING_DEPTH} levels deep") from None
     except OSError as exc:
         raise BundleError(f"cannot read bundle {file}: {exc.strerror or exc}") from None
-    return parse_bundle(data)
+    try:
+        return parse_bundle(data)
+    except BundleUnsafe as exc:
+        raise BundleUnsafe(f"bundle {file}: {exc}") from None
 
 
 def exchange_response(exchange: Exchange, request: httpx.Request) -> httpx.Response:

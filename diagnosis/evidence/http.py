@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 import random
 import re
 import ssl
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 
@@ -33,6 +34,59 @@ def real_transport(*, verify: ssl.SSLContext | bool = True) -> httpx.AsyncHTTPTr
 
 class MutatingRequestRefused(httpx.TransportError):
     """Raised before any byte leaves the process when a request is not a read."""
+
+
+class AnswerTooLarge(httpx.TransportError):
+    """An answer body larger than any platform answer this tool reads (a hostile or broken server)."""
+
+
+# Request extension: the monotonic time by which the whole diagnosis must be done. Set by the
+# evidence source; the retries never wait (Retry-After, backoff, a shared pause) past it.
+DEADLINE_EXTENSION = "diagnosis_deadline"
+# Every diagnosis ends within this many seconds, whatever the platform does (a face may set its
+# own; `DIAGNOSE_DEADLINE_SECONDS` sets it for every face). Calls that would start later are not
+# made; the diagnosis says which evidence the deadline cut off.
+DEFAULT_DEADLINE_SECONDS = 40.0
+DEADLINE_VARIABLE = "DIAGNOSE_DEADLINE_SECONDS"
+
+
+def configured_deadline_seconds() -> float:
+    """`DIAGNOSE_DEADLINE_SECONDS` when it holds a positive number of seconds, else the default."""
+    raw = os.environ.get(DEADLINE_VARIABLE, "").strip()
+    try:
+        value = float(raw) if raw else DEFAULT_DEADLINE_SECONDS
+    except ValueError:
+        return DEFAULT_DEADLINE_SECONDS
+    return value if 0 < value < float("inf") else DEFAULT_DEADLINE_SECONDS
+
+
+# The largest answer body read (the biggest real answers are log previews of a few MB).
+MAX_ANSWER_BYTES = 32 * 1024 * 1024
+
+
+def _too_large(limit: int) -> str:
+    shown = f"{limit / (1024 * 1024):g} MB" if limit >= 1024 * 1024 else f"{limit} bytes"
+    return f"answer larger than {shown}"
+
+
+class _CappedStream(httpx.AsyncByteStream):
+    """A response body that stops with AnswerTooLarge past `limit` bytes, before holding them all."""
+
+    def __init__(self, inner: httpx.AsyncByteStream, limit: int, request: httpx.Request) -> None:
+        self._inner = inner
+        self._limit = limit
+        self._request = request
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        size = 0
+        async for chunk in self._inner:
+            size += len(chunk)
+            if size > self._limit:
+                raise AnswerTooLarge(_too_large(self._limit), request=self._request)
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
 
 
 @dataclass(frozen=True)
@@ -109,10 +163,14 @@ class Throttle:
 
 @dataclass
 class RetryPolicy:
+    """`deadline` bounds one exchange (every attempt, its body and the waits between them): httpx's
+    own timeouts count per read, so a server trickling a byte at a time would never trip them."""
+
     attempts: int = 4
     base_delay: float = 0.25
     max_delay: float = 8.0
     deadline: float = 30.0
+    max_answer_bytes: int = MAX_ANSWER_BYTES
     retry_statuses: frozenset[int] = field(default_factory=lambda: frozenset({429, 500, 502, 503, 504}))
 
 
@@ -130,12 +188,27 @@ def retry_after_seconds(response: httpx.Response) -> float | None:
         return max(0.0, when.timestamp() - time.time())
 
 
-async def _read_or_close(response: httpx.Response) -> None:
+async def _read_or_close(response: httpx.Response, *, limit: int, request: httpx.Request) -> None:
+    """The body read, at most `limit` bytes of it (AnswerTooLarge past that)."""
+    try:
+        size = len(response.content)  # a stand-in's answer may come already read
+    except httpx.ResponseNotRead:
+        response.stream = _CappedStream(response.stream, limit, request)  # type: ignore[arg-type]
+    else:
+        if size > limit:
+            await response.aclose()
+            raise AnswerTooLarge(_too_large(limit), request=request)
+        return
     try:
         await response.aread()
     except BaseException:
         await response.aclose()
         raise
+
+
+class ExchangeTimeout(httpx.TimeoutException):
+    """One exchange ran past its total time (or the diagnosis deadline), whatever httpx's per-read
+    timeouts said."""
 
 
 class Retrying(httpx.AsyncBaseTransport):
@@ -160,11 +233,14 @@ class Retrying(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         started = time.monotonic()
+        ends_at = started + self.policy.deadline
+        diagnosis_deadline = request.extensions.get(DEADLINE_EXTENSION)
+        if isinstance(diagnosis_deadline, int | float):
+            ends_at = min(ends_at, float(diagnosis_deadline))
         attempt = 0
         body = request.content  # buffered so a retry can resend it
         while True:
             attempt += 1
-            await self.throttle.acquire()
             retry_request = httpx.Request(
                 request.method,
                 request.url,
@@ -173,14 +249,11 @@ class Retrying(httpx.AsyncBaseTransport):
                 extensions=request.extensions,
             )
             try:
-                response = await self._inner.handle_async_request(retry_request)
-                if response.status_code not in self.policy.retry_statuses:
-                    # Read inside the retries: a body cut short by a reset is retried like a reset.
-                    await _read_or_close(response)
-            except MutatingRequestRefused:
+                response = await self._attempt(retry_request, ends_at)
+            except (MutatingRequestRefused, AnswerTooLarge, ExchangeTimeout):
                 raise
             except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError):
-                if not self._may_retry(attempt, started, 0.0):
+                if not self._may_retry(attempt, ends_at, 0.0):
                     raise
                 await self._pause(self._backoff(attempt))
                 continue
@@ -189,21 +262,40 @@ class Retrying(httpx.AsyncBaseTransport):
             hinted = retry_after_seconds(response)
             delay = hinted if hinted is not None else self._backoff(attempt)
             if response.status_code == 429:
-                self.throttle.pause(delay)
-            if not self._may_retry(attempt, started, delay):
+                # Everyone waits, but never past this exchange's time left: a `Retry-After: 3600`
+                # must not hold the shared throttle for an hour.
+                self.throttle.pause(max(0.0, min(delay, ends_at - time.monotonic())))
+            if not self._may_retry(attempt, ends_at, delay):
+                await _read_or_close(response, limit=self.policy.max_answer_bytes, request=request)
                 return response
-            await response.aread()
+            await _read_or_close(response, limit=self.policy.max_answer_bytes, request=request)
             await response.aclose()
             await self._pause(delay)
+
+    async def _attempt(self, request: httpx.Request, ends_at: float) -> httpx.Response:
+        """One attempt, its wait for a slot and its body included, within the time left."""
+        left = ends_at - time.monotonic()
+        if left <= 0:
+            raise ExchangeTimeout("no time left for the request", request=request)
+        try:
+            async with asyncio.timeout(left):
+                await self.throttle.acquire()
+                response = await self._inner.handle_async_request(request)
+                if response.status_code not in self.policy.retry_statuses:
+                    # Read inside the retries: a body cut short by a reset is retried like a reset.
+                    await _read_or_close(response, limit=self.policy.max_answer_bytes, request=request)
+                return response
+        except TimeoutError:
+            raise ExchangeTimeout("the request ran past its total time", request=request) from None
 
     def _backoff(self, attempt: int) -> float:
         ceiling = min(self.policy.max_delay, self.policy.base_delay * (2 ** (attempt - 1)))
         return ceiling / 2 + random.uniform(0, ceiling / 2)
 
-    def _may_retry(self, attempt: int, started: float, delay: float) -> bool:
+    def _may_retry(self, attempt: int, ends_at: float, delay: float) -> bool:
         if attempt >= self.policy.attempts:
             return False
-        return time.monotonic() - started + delay < self.policy.deadline
+        return time.monotonic() + delay < ends_at
 
     async def _pause(self, seconds: float) -> None:
         result = self._sleep(seconds)

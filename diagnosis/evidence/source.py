@@ -8,14 +8,21 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
+import ssl
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import httpx
 from pydantic import BaseModel, ConfigDict
 
-from diagnosis.evidence.http import MutatingRequestRefused
+from diagnosis.evidence.http import (
+    DEADLINE_EXTENSION,
+    AnswerTooLarge,
+    MutatingRequestRefused,
+    configured_deadline_seconds,
+)
 from diagnosis.evidence.matching import identifying, wire_string
 from diagnosis.evidence.routes import RouteTable
 from diagnosis.masking import mask, mask_obj
@@ -28,6 +35,31 @@ class NotRecorded(httpx.TransportError):
     """Replay: the bundle holds no answer for this call."""
 
 
+# Why a call got no answer at all (`Answer.error_kind`).
+ErrorKind = Literal[
+    "deadline",  # the diagnosis' overall deadline ran out before or while the call ran
+    "timeout",  # the platform did not answer in time (connect, read, or the request's total)
+    "connection",  # refused, reset, unreachable network
+    "dns",  # the host name does not resolve
+    "tls",  # the TLS handshake or the certificate check failed
+    "not_recorded",  # replay: the bundle holds no answer for this call
+    "refused",  # the read-only guard refused a request that would change something
+    "unreadable",  # an answer too large or too deeply nested to read
+    "client",  # a failure on this side, neither the network's nor the platform's
+]
+# The kinds that mean the platform could not be reached.
+UNREACHABLE_KINDS: frozenset[ErrorKind] = frozenset({"deadline", "timeout", "connection", "dns", "tls"})
+
+# What a failed call means for the diagnosis, the same way for every platform:
+# - `unreachable`: no answer (connection refused, DNS, TLS, timeout, the deadline);
+# - `auth_failed`: the platform rejected the credentials themselves (HTTP 401 that is not a
+#   documented missing grant): a bad token or key, a bad signature, clock skew;
+# - `permission_denied`: the credentials are fine but lack a grant (403, or a documented 401);
+# - `not_found`: 404;
+# - `failed`: any other failure (5xx, 400, an unreadable answer, a call not recorded).
+FailureClass = Literal["unreachable", "auth_failed", "permission_denied", "not_found", "failed"]
+
+
 class Answer(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
@@ -37,6 +69,7 @@ class Answer(BaseModel):
     body: Any = None
     text: str | None = None
     error: str | None = None
+    error_kind: ErrorKind | None = None
     request_id: str | None = None
 
     @property
@@ -50,6 +83,26 @@ class Answer(BaseModel):
     @property
     def retrieved(self) -> bool:
         return self.status is not None
+
+    @property
+    def unreachable(self) -> bool:
+        """No answer because the platform could not be reached (or not in time)."""
+        return self.status is None and self.error_kind in UNREACHABLE_KINDS
+
+    def failure_class(self, *, missing_grant: Callable[[Answer], bool] | None = None) -> FailureClass | None:
+        """What this failure means (None for an answer that succeeded). `missing_grant` tells a
+        platform's documented "missing grant" 401s apart from rejected credentials."""
+        if self.ok:
+            return None
+        if self.status is None:
+            return "unreachable" if self.unreachable else "failed"
+        if self.status == 401:
+            return "permission_denied" if missing_grant is not None and missing_grant(self) else "auth_failed"
+        if self.status == 403:
+            return "permission_denied"
+        if self.status == 404:
+            return "not_found"
+        return "failed"
 
     def error_code(self) -> str | None:
         """The platform's error code from the body, in any of the shapes the platforms use."""
@@ -154,8 +207,12 @@ class HttpSource:
         # Told the op name before each call: the bot shows which step is running.
         self.observer = observer
         # Bounds a whole diagnosis: once spent, calls answer at once with no status, so the
-        # workflow still returns the best diagnosis the evidence gathered so far allows.
-        self._deadline_at = time.monotonic() + deadline_seconds if deadline_seconds else None
+        # workflow still returns the best diagnosis the evidence gathered so far allows. Without
+        # a value of its own, the engine's deadline (configured_deadline_seconds).
+        self.deadline_seconds = deadline_seconds if deadline_seconds else configured_deadline_seconds()
+        self._deadline_at: float | None = time.monotonic() + self.deadline_seconds
+        # Set once a call was cut short, or not made, because the deadline ran out.
+        self.deadline_reached = False
 
     @property
     def calls(self) -> list[str]:
@@ -168,6 +225,9 @@ class HttpSource:
         self.log.record(op, identifying(wanted))
         if self.observer is not None:
             self.observer(op)
+        # Calls requested together are all recorded before any of them is answered, live or
+        # replayed alike: `calls` lists a round in the order it was asked for, then what followed.
+        await asyncio.sleep(0)
         try:
             url, query, body = route.build(self.base_url, merged)
         except ValueError as exc:
@@ -176,6 +236,8 @@ class HttpSource:
             query = {k: v for k, v in query.items() if k not in route.body_keys}
         query = {k: v for k, v in query.items() if k not in self.fixed_args or k in route.path_params}
         answer = await self._send(op, wanted, route.method, url, query, body, text_answer=route.text_answer)
+        if answer.error_kind == "deadline":
+            self.deadline_reached = True
         if self.recorder is not None:
             self.recorder.add(answer)
         return answer
@@ -194,23 +256,73 @@ class HttpSource:
         headers = {"Content-Type": "application/json"} if body is not None else {}
         remaining = None if self._deadline_at is None else self._deadline_at - time.monotonic()
         if remaining is not None and remaining <= 0:
-            return Answer(op=op, args=args, error="not attempted: the diagnosis deadline was reached")
+            return Answer(
+                op=op,
+                args=args,
+                error="not attempted: the diagnosis deadline was reached",
+                error_kind="deadline",
+            )
         try:
-            request = self.client.request(method, url, params=query or None, content=body, headers=headers)
-            response = await (request if remaining is None else asyncio.wait_for(request, remaining))
+            extensions = {DEADLINE_EXTENSION: self._deadline_at} if self._deadline_at is not None else None
+            request = self.client.request(
+                method, url, params=query or None, content=body, headers=headers, extensions=extensions
+            )
+            if remaining is None:
+                response = await request
+            else:
+                async with asyncio.timeout(remaining):
+                    response = await request
         except MutatingRequestRefused as exc:
-            return Answer(op=op, args=args, error=f"refused: {exc}")
+            return Answer(op=op, args=args, error=f"refused: {exc}", error_kind="refused")
         except NotRecorded:
-            return Answer(op=op, args=args, error="not recorded in the bundle")
+            return Answer(op=op, args=args, error="not recorded in the bundle", error_kind="not_recorded")
         except (httpx.TimeoutException, TimeoutError):
-            return Answer(op=op, args=args, error="timeout")
+            if self._deadline_at is not None and time.monotonic() >= self._deadline_at - 0.05:
+                return Answer(
+                    op=op, args=args, error="the diagnosis deadline was reached", error_kind="deadline"
+                )
+            return Answer(op=op, args=args, error="timeout", error_kind="timeout")
         except httpx.TransportError as exc:
-            return Answer(op=op, args=args, error=f"connection failed ({type(exc).__name__})")
+            kind = transport_error_kind(exc)
+            if kind == "unreadable":
+                return Answer(op=op, args=args, error=f"answer unreadable: {exc}", error_kind=kind)
+            return Answer(
+                op=op, args=args, error=f"{_KIND_WORDS[kind]} ({type(exc).__name__})", error_kind=kind
+            )
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a client-side failure must become a limitation, never a traceback
-            return Answer(op=op, args=args, error=f"client error ({type(exc).__name__})")
+            return Answer(op=op, args=args, error=f"client error ({type(exc).__name__})", error_kind="client")
         return _masked(_to_answer(op, args, response, text_answer=text_answer))
+
+
+_KIND_WORDS: dict[ErrorKind, str] = {
+    "connection": "connection failed",
+    "dns": "host name not resolved",
+    "tls": "TLS handshake or certificate check failed",
+    "unreadable": "answer unreadable",
+}
+
+
+def transport_error_kind(exc: BaseException) -> ErrorKind:
+    """`dns`, `tls` or `connection` for a transport error, from the errors that caused it."""
+    seen: BaseException | None = exc
+    for _ in range(10):
+        if seen is None:
+            break
+        if isinstance(seen, socket.gaierror):
+            return "dns"
+        if isinstance(seen, ssl.SSLError | ssl.CertificateError):
+            return "tls"
+        if isinstance(seen, AnswerTooLarge):
+            return "unreadable"
+        seen = seen.__cause__ or seen.__context__
+    text = str(exc).lower()
+    if "name or service not known" in text or "nodename nor servname" in text or "getaddrinfo" in text:
+        return "dns"
+    if "certificate" in text or "ssl" in text or "tls" in text:
+        return "tls"
+    return "connection"
 
 
 def _masked(answer: Answer) -> Answer:
@@ -225,6 +337,7 @@ def _masked(answer: Answer) -> Answer:
             # Nested deeper than any platform answer: unreadable, and never passed on unmasked.
             answer.body = None
             answer.error = "answer nested too deeply to read"
+            answer.error_kind = "unreadable"
     return answer
 
 

@@ -18,9 +18,13 @@ from typing import Any
 
 import httpx
 
+from diagnosis.evidence.http import DEADLINE_EXTENSION
 from diagnosis.runai.routes import TOKEN_PATH
 
 REFRESH_MARGIN_SECONDS = 60.0
+# Request extensions the token request takes from the request it is made for: httpx's timeouts
+# and the diagnosis deadline.
+_INHERITED = frozenset({"timeout", DEADLINE_EXTENSION})
 # When neither `expiresIn` nor a JWT `exp` says how long a token lives: assume a short life.
 ASSUMED_LIFETIME_SECONDS = 300.0
 
@@ -74,14 +78,19 @@ class RunaiTokenAuth(httpx.Auth):
     def _needs_refresh(self) -> bool:
         return self._token is None or self._clock() >= self._expires_at - REFRESH_MARGIN_SECONDS
 
-    def _token_request(self) -> httpx.Request:
+    def _token_request(self, request: httpx.Request) -> httpx.Request:
+        """The token request, with the timeouts and the diagnosis deadline of the request that
+        needs it: built here rather than by the client, it would otherwise get neither."""
         self.token_requests += 1
         body = {
             "grantType": "client_credentials",
             "clientId": self._client_id,
             "clientSecret": self._client_secret,
         }
-        return httpx.Request("POST", self._token_url, json=body, headers={"Accept": "application/json"})
+        extensions = {key: value for key, value in request.extensions.items() if key in _INHERITED}
+        return httpx.Request(
+            "POST", self._token_url, json=body, headers={"Accept": "application/json"}, extensions=extensions
+        )
 
     def _store(self, response: httpx.Response) -> None:
         """Keep the token from a token answer, or raise TokenRequestFailed saying what went wrong."""
@@ -132,7 +141,7 @@ class RunaiTokenAuth(httpx.Auth):
             if self._needs_refresh():
                 async with self._lock:
                     if self._needs_refresh():
-                        await self._store_answer((yield self._token_request()))
+                        await self._store_answer((yield self._token_request(request)))
             used = self._token
             request.headers["Authorization"] = f"Bearer {used}"
             response = yield request
@@ -141,7 +150,7 @@ class RunaiTokenAuth(httpx.Auth):
             # Expired or unknown to the issuer: one refresh (shared with concurrent requests), one retry.
             async with self._lock:
                 if self._token == used:
-                    await self._store_answer((yield self._token_request()))
+                    await self._store_answer((yield self._token_request(request)))
             request.headers["Authorization"] = f"Bearer {self._token}"
             yield request
         except TokenRequestFailed as failure:

@@ -227,6 +227,19 @@ EN: dict[str, str] = {
     "scan.lim_filter_fallback": "The control plane refused the phaseUpdatedAt filter or sort ({failure}), as older control planes do: the lookback was applied to the listed workloads instead.",
     "scan.lim_list_partial": "The workload list stopped early ({failure}): workloads on later pages were not diagnosed.",
     "scan.next_retry": "Retry the scan later; if the list keeps failing, check the Run:ai control plane and open a ticket with the error above.",
+    "rc.unreachable": "Run:ai could not be reached before {call} answered ({failure}): this is not a diagnosis of the workload.",
+    "rc.auth_failed": "Run:ai rejected the credentials on {call} ({failure}): this is not a diagnosis of the workload.",
+    "next.unreachable_endpoint": "Check that RUNAI_URL ({url}) is the control plane's address and answers from this machine (for example `curl -sS {url}/api/v1/token -o /dev/null -w '%{{http_code}}'`).",
+    "next.unreachable_network": "Check the network path: DNS for the host, a proxy (HTTPS_PROXY, NO_PROXY), a firewall, and the TLS certificate (SSL_CERT_FILE for a private CA).",
+    "next.unreachable_retry": "If the control plane is up and reachable, run the diagnosis again; a deadline that ran out (DIAGNOSE_DEADLINE_SECONDS, {seconds:g} s now) can be raised.",
+    "next.auth_credentials": "Check RUNAI_CLIENT_ID and RUNAI_CLIENT_SECRET: the application or service account exists, the secret is current (not rotated or revoked) and belongs to this control plane.",
+    "next.auth_token": "Check that the token request reaches this tenant's token endpoint ({url}/api/v1/token) and that the answer holds an access token.",
+    "next.auth_clock": "Check this machine's clock (NTP): a token can be refused as not yet valid or expired when the clock is off.",
+    "lim.deadline": "The diagnosis deadline ({seconds:g} s) ran out: calls after it were not made, and the evidence they would have given is missing.",
+    "lim.candidates_capped": "{count} workloads matched; only the newest {checked} were checked.",
+    "lim.page_items_capped": "{call} answered more items on one page than asked for; only the first {kept} of {count} were read.",
+    "report.unreachable": "Unreachable: {call}",
+    "report.auth_failed": "Authentication failed: {call}",
 }
 
 FR: dict[str, str] = {
@@ -443,6 +456,19 @@ FR: dict[str, str] = {
     "scan.lim_filter_fallback": "Le plan de contrôle a refusé le filtre ou le tri sur phaseUpdatedAt ({failure}), comme les anciens plans de contrôle : la période a été appliquée aux workloads listées.",
     "scan.lim_list_partial": "La liste des workloads s'est arrêtée en cours de route ({failure}) : les workloads des pages suivantes n'ont pas été diagnostiquées.",
     "scan.next_retry": "Relancez l'analyse plus tard ; si la liste échoue encore, vérifiez le plan de contrôle Run:ai et ouvrez un ticket avec l'erreur ci-dessus.",
+    "rc.unreachable": "Run:ai n'a pas pu être joint avant la réponse de {call} ({failure}) : ce n'est pas un diagnostic de la workload.",
+    "rc.auth_failed": "Run:ai a refusé les identifiants sur {call} ({failure}) : ce n'est pas un diagnostic de la workload.",
+    "next.unreachable_endpoint": "Vérifiez que RUNAI_URL ({url}) est l'adresse du plan de contrôle et qu'elle répond depuis cette machine (par exemple `curl -sS {url}/api/v1/token -o /dev/null -w '%{{http_code}}'`).",
+    "next.unreachable_network": "Vérifiez le chemin réseau : le DNS de l'hôte, un proxy (HTTPS_PROXY, NO_PROXY), un pare-feu et le certificat TLS (SSL_CERT_FILE pour une autorité privée).",
+    "next.unreachable_retry": "Si le plan de contrôle est joignable, relancez le diagnostic ; un délai dépassé (DIAGNOSE_DEADLINE_SECONDS, {seconds:g} s actuellement) peut être augmenté.",
+    "next.auth_credentials": "Vérifiez RUNAI_CLIENT_ID et RUNAI_CLIENT_SECRET : l'application ou le compte de service existe, le secret est à jour (ni renouvelé ni révoqué) et appartient à ce plan de contrôle.",
+    "next.auth_token": "Vérifiez que la demande de jeton atteint le point de jeton de ce tenant ({url}/api/v1/token) et que la réponse contient un jeton d'accès.",
+    "next.auth_clock": "Vérifiez l'horloge de cette machine (NTP) : un jeton peut être refusé comme pas encore valide ou expiré quand l'horloge dérive.",
+    "lim.deadline": "Le délai du diagnostic ({seconds:g} s) est dépassé : les appels suivants n'ont pas été faits et les preuves qu'ils auraient données manquent.",
+    "lim.candidates_capped": "{count} workloads correspondent ; seules les {checked} plus récentes ont été vérifiées.",
+    "lim.page_items_capped": "{call} a renvoyé plus d'éléments sur une page que demandé ; seuls les {kept} premiers sur {count} ont été lus.",
+    "report.unreachable": "Injoignable : {call}",
+    "report.auth_failed": "Authentification refusée : {call}",
 }
 
 CATALOGUE: dict[str, dict[str, str]] = {"en": EN, "fr": FR}

@@ -1,9 +1,10 @@
 """Run:ai list endpoints read to the end: `{next, <collection>: [...]}` pages (runai-api.md §3).
 
 `next` is the offset to ask for next and is absent on the last page. Paging stops at a null `next`,
-an empty page, a repeated `next` or 100 pages (rulings G4); a caller may also stop once a page lies
-wholly before the lookback (history and events, rulings R10). Problems become limitation texts
-through `note`, never exceptions.
+an empty page, a repeated `next` or 100 pages; a page holding more items than asked for is cut to
+the page size. A caller may also stop once a page lies wholly before the lookback (events, and
+history read in descending order). Every cap that is hit is said, through `note`, never as an
+exception.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from diagnosis.evidence.lenient import as_int
+from diagnosis.evidence.paging import MAX_PAGES, within_page_size
 from diagnosis.evidence.source import Answer, Source
 from diagnosis.render.i18n import Translator
 from diagnosis.runai import parse
@@ -21,7 +23,6 @@ from diagnosis.timeutil import parse_instant
 
 PAGE_SIZE = 100
 HISTORY_PAGE_SIZE = 50  # the runbook's limit=50
-MAX_PAGES = 100  # rulings G4
 
 
 # What paging reads from: the engine's evidence source.
@@ -75,6 +76,10 @@ async def read_pages(
             return paged
         paged.pages += 1
         position = offset or 0
+        kept, capped = within_page_size(raw, page_size)
+        if capped:
+            note(t("lim.page_items_capped", call=op, kept=page_size, count=len(raw)))
+            raw = list(kept)
         for index, item in enumerate(raw):
             if isinstance(item, dict):
                 where = (

@@ -55,6 +55,11 @@ def _first_line(diagnosis: Diagnosis, t: Translator) -> str:
             diagnosis.calls[-1] if diagnosis.calls else "?",
         )
         return t("report.permission_denied", call=call)
+    if outcome in ("unreachable", "auth_failed"):
+        call = next((item.source for item in diagnosis.evidence), None) or (
+            diagnosis.calls[0] if diagnosis.calls else "?"
+        )
+        return t(f"report.{outcome}", call=call)
     return outcome
 
 

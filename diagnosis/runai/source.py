@@ -33,6 +33,20 @@ class RunaiSource:
         return self.control_plane.calls
 
     @property
+    def base_url(self) -> str:
+        return self.control_plane.base_url
+
+    @property
+    def deadline_seconds(self) -> float:
+        return self.control_plane.deadline_seconds
+
+    @property
+    def deadline_reached(self) -> bool:
+        return self.control_plane.deadline_reached or bool(
+            self.kubernetes and self.kubernetes.deadline_reached
+        )
+
+    @property
     def tier2_available(self) -> bool:
         return self.kubernetes is not None
 

@@ -150,6 +150,9 @@ async def test_a_spent_deadline_stops_calls_and_names_them() -> None:
         source = HttpSource(routes=ROUTES, client=client, base_url="http://x", deadline_seconds=0.2)
         first = await source.fetch("get_thing", thingId="a")
         second = await source.fetch("get_thing", thingId="b")
-    assert first.status is None and first.error == "timeout"
+    # The first call was cut off by the deadline, the second never started: both say so.
+    assert first.status is None and first.error_kind == "deadline" and "deadline" in (first.error or "")
     assert second.status is None and second.error is not None and "deadline" in second.error
+    assert first.unreachable and second.failure_class() == "unreachable"
+    assert source.deadline_reached
     assert source.calls == ["get_thing", "get_thing"]

@@ -13,6 +13,7 @@ from diagnosis.runai.compose import Context, compose_diagnosed
 from diagnosis.runai.phases import TERMINAL
 from diagnosis.runai.recurrence import count_failures
 from diagnosis.runai.rules import Verdict
+from diagnosis.runai.workflow.finish import with_deadline_note
 from diagnosis.runai.workflow.state import Conditional, State
 from diagnosis.runai.workflow.targets import namespace
 from diagnosis.timeutil import parse_instant
@@ -51,6 +52,7 @@ async def conclude(state: State) -> Diagnosis:
             seen.add(key)
             state = state.with_evidence(item)
     state = state.noted(*composed.limitations).stepped(*composed.next_steps)
+    state = with_deadline_note(state)
     return Diagnosis(
         platform="runai",
         target=state.target,

@@ -16,7 +16,7 @@ from diagnosis.runai.paging import HISTORY_PAGE_SIZE, Paged, all_older_than, his
 from diagnosis.runai.routes import spec_variant_for_type
 from diagnosis.runai.signals import from_history
 from diagnosis.runai.workflow.conditional import gather_conditional
-from diagnosis.runai.workflow.finish import denied
+from diagnosis.runai.workflow.finish import refused
 from diagnosis.runai.workflow.preemption import route_if_preempted
 from diagnosis.runai.workflow.state import Next, Note, Run, State
 from diagnosis.timeutil import parse_instant
@@ -60,7 +60,7 @@ def _absorb_step2(
 ) -> Next | Diagnosis:
     for answer in (spec_answer, pods_paged.failure, history_paged.failure):
         if answer is not None and answer.denied:
-            return denied(state, answer)
+            return refused(state, answer)
     state = absorb_pods(absorb_spec(state, spec_answer), pods_paged)
     preempted = route_if_preempted(state, state.timeline())
     if preempted is not None:

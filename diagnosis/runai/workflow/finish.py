@@ -10,6 +10,15 @@ from diagnosis.runai.signals import quote
 from diagnosis.runai.workflow.state import State
 
 
+def with_deadline_note(state: State) -> State:
+    """The deadline that cut evidence off is named (the limitation says how long it was)."""
+    source = state.run.source
+    if getattr(source, "deadline_reached", False):
+        seconds = float(getattr(source, "deadline_seconds", 0.0) or 0.0)
+        return state.noted(state.t("lim.deadline", seconds=seconds))
+    return state
+
+
 def finished(
     state: State,
     outcome: Outcome,
@@ -22,6 +31,7 @@ def finished(
     category: Category | None = None,
     signature: str | None = None,
 ) -> Diagnosis:
+    state = with_deadline_note(state)
     return Diagnosis(
         platform="runai",
         target=state.target,
@@ -40,8 +50,50 @@ def finished(
     )
 
 
+def refused(state: State, answer: Answer) -> Diagnosis:
+    """A control-plane 401 is a rejected credential (Run:ai answers 401 for a token that is
+    missing, expired or from an issuer it does not know); a 403 a missing grant."""
+    if answer.failure_class() == "auth_failed":
+        return auth_failed(state, answer)
+    return denied(state, answer)
+
+
+def unreachable(state: State, answer: Answer) -> Diagnosis:
+    """The control plane gave no answer (refused, DNS, TLS, timeout, the deadline): no diagnosis,
+    only what to check."""
+    t = state.t
+    url = str(getattr(state.run.source, "base_url", "") or "RUNAI_URL").rstrip("/")
+    seconds = float(getattr(state.run.source, "deadline_seconds", 0.0) or 0.0)
+    state = state.with_evidence(
+        Evidence(source=answer.op, field=None, text=quote(answer.describe_failure()))
+    ).stepped(
+        t("next.unreachable_endpoint", url=url),
+        t("next.unreachable_network"),
+        t("next.unreachable_retry", seconds=seconds),
+    )
+    return finished(
+        state,
+        "unreachable",
+        root_cause=t("rc.unreachable", call=answer.op, failure=answer.describe_failure()),
+    )
+
+
+def auth_failed(state: State, answer: Answer) -> Diagnosis:
+    """The control plane rejected the credentials: a credentials and clock checklist, no grant."""
+    t = state.t
+    url = str(getattr(state.run.source, "base_url", "") or "RUNAI_URL").rstrip("/")
+    state = state.with_evidence(
+        Evidence(source=answer.op, field=None, text=quote(answer.describe_failure()), value=answer.status)
+    ).stepped(t("next.auth_credentials"), t("next.auth_token", url=url), t("next.auth_clock"))
+    return finished(
+        state,
+        "auth_failed",
+        root_cause=t("rc.auth_failed", call=answer.op, failure=answer.describe_failure()),
+    )
+
+
 def denied(state: State, answer: Answer) -> Diagnosis:
-    """A control-plane 401/403 stops the diagnosis and names the access needed: a viewer role on the
+    """A control-plane 403 stops the diagnosis and names the access needed: a viewer role on the
     workload's project (or cluster)."""
     t = state.t
     request = state.run.request

@@ -25,15 +25,20 @@ from diagnosis.runai.signals import from_events, from_status, quote
 from diagnosis.timeutil import parse_instant
 
 MAX_CHOICES = 25
+# Active candidates checked one after the other (status and events each): a name shared by
+# thousands of workloads must not make thousands of calls.
+MAX_CANDIDATES = 10
 
 
 @dataclass(frozen=True)
 class Stop:
-    """Option B cannot name one workload: a question to ask, or a refusal (`denied`)."""
+    """Option B cannot name one workload: a question to ask, a refusal (`denied`), or no answer
+    from the control plane (`unreachable`)."""
 
     root_cause: str = ""
     questions: Sequence[Question] = ()
     denied: Answer | None = None
+    unreachable: Answer | None = None
 
 
 @dataclass
@@ -69,6 +74,8 @@ class OptionB:
         )
         if paged.failure is not None and paged.failure.denied:
             return Stop(denied=paged.failure)
+        if paged.failure is not None and paged.failure.unreachable and not paged.items:
+            return Stop(unreachable=paged.failure)
         if paged.failure is not None and not paged.items:
             self.note(
                 self.t("lim.call_failed", call="list_workloads", failure=paged.failure.describe_failure())
@@ -108,7 +115,9 @@ class OptionB:
         """Running/Pending/Initializing/Degraded matches, newest first; the first whose status
         (conditions, phaseMessage) or events confirm the symptom."""
         candidates = [w for w in matches if lowered(w.phase) in ACTIVE_CANDIDATES]
-        for candidate in candidates:
+        if len(candidates) > MAX_CANDIDATES:
+            self.note(self.t("lim.candidates_capped", count=len(candidates), checked=MAX_CANDIDATES))
+        for candidate in candidates[:MAX_CANDIDATES]:
             found = await self._confirmed(candidate)
             if found is not None:
                 return found
@@ -134,6 +143,8 @@ class OptionB:
         )
         if answer.denied:
             return Stop(denied=answer)
+        if answer.unreachable:
+            return Stop(unreachable=answer)
         self.cached_status[workload_id] = answer
         self.cached_events[workload_id] = paged
         if not answer.ok:

@@ -7,7 +7,7 @@ project (Option B). What is missing is asked for before any call.
 from __future__ import annotations
 
 from diagnosis.models import Diagnosis, Question
-from diagnosis.runai.workflow.finish import denied, needs_input
+from diagnosis.runai.workflow.finish import needs_input, refused, unreachable
 from diagnosis.runai.workflow.option_b import OptionB, Stop
 from diagnosis.runai.workflow.state import Next, State
 from diagnosis.runai.workflow.status import read_status
@@ -45,7 +45,9 @@ async def resolve_by_name(state: State) -> Next | Diagnosis:
     state = state.with_evidence(*resolver.evidence).noted(*notes)
     if isinstance(resolved, Stop):
         if resolved.denied is not None:
-            return denied(state, resolved.denied)
+            return refused(state, resolved.denied)
+        if resolved.unreachable is not None:
+            return unreachable(state, resolved.unreachable)
         return needs_input(state, root_cause=resolved.root_cause, questions=resolved.questions)
     return Next(
         read_status,

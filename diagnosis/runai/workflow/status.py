@@ -15,7 +15,7 @@ from diagnosis.models import Diagnosis, Evidence
 from diagnosis.runai import parse
 from diagnosis.runai.paging import Paged, event_items, read_event_pages
 from diagnosis.runai.signals import from_events, from_status, quote
-from diagnosis.runai.workflow.finish import denied, finished, unknown_without_status
+from diagnosis.runai.workflow.finish import finished, refused, unknown_without_status, unreachable
 from diagnosis.runai.workflow.phase import apply_phase_rule
 from diagnosis.runai.workflow.preemption import route_if_preempted
 from diagnosis.runai.workflow.state import Next, State
@@ -59,7 +59,9 @@ def _status_failed(state: State, answer: Answer) -> Diagnosis:
         )
         return finished(state, "not_found", root_cause=t("rc.not_found", id=state.workload_id))
     if answer.denied:
-        return denied(state, answer)
+        return refused(state, answer)
+    if answer.unreachable:
+        return unreachable(state, answer)
     return unknown_without_status(
         state.noted(t("lim.call_failed", call="get_workload_status", failure=answer.describe_failure()))
     )
@@ -104,7 +106,7 @@ async def read_events(state: State) -> Next | Diagnosis:
     paged = state.cached_events[state.workload_id]
     state = state.noted(*state.event_notes)
     if paged.failure is not None and paged.failure.denied:
-        return denied(state, paged.failure)
+        return refused(state, paged.failure)
     state = _absorb_events(state, paged)
     preempted = route_if_preempted(state, [*state.status_observations, *state.event_observations])
     if preempted is not None:
