@@ -77,7 +77,9 @@ def scenarios() -> list[Scenario]:
         Scenario("ModelArts exit 139", modelarts / "modelarts-exit-code-139.bundle.json"),
         Scenario("ModelArts multi-task previews", modelarts / "modelarts-multi-task-logs.bundle.json"),
         Scenario("ModelArts name lookup", modelarts / "modelarts-name-substring-match.bundle.json"),
-        Scenario("ModelArts insufficient info (worked example)", worked / "modelarts-insufficient-info.bundle.json"),
+        Scenario(
+            "ModelArts insufficient info (worked example)", worked / "modelarts-insufficient-info.bundle.json"
+        ),
     ]
 
 
