@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import math
 import os
 import random
 import re
@@ -232,11 +233,12 @@ class Retrying(httpx.AsyncBaseTransport):
         self._sleep = sleep or asyncio.sleep
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        started = time.monotonic()
-        ends_at = started + self.policy.deadline
-        diagnosis_deadline = request.extensions.get(DEADLINE_EXTENSION)
-        if isinstance(diagnosis_deadline, int | float):
-            ends_at = min(ends_at, float(diagnosis_deadline))
+        # The diagnosis deadline bounds everything, the wait for a rate-limit slot included; the
+        # exchange's own budget starts once it first got a slot (a queue behind a slow rate limit
+        # is not the platform's slowness).
+        deadline = request.extensions.get(DEADLINE_EXTENSION)
+        hard_end = float(deadline) if isinstance(deadline, int | float) else math.inf
+        ends_at: float | None = None
         attempt = 0
         body = request.content  # buffered so a retry can resend it
         while True:
@@ -248,6 +250,9 @@ class Retrying(httpx.AsyncBaseTransport):
                 content=body,
                 extensions=request.extensions,
             )
+            await self._slot(retry_request, hard_end)
+            if ends_at is None:
+                ends_at = min(time.monotonic() + self.policy.deadline, hard_end)
             try:
                 response = await self._attempt(retry_request, ends_at)
             except (MutatingRequestRefused, AnswerTooLarge, ExchangeTimeout):
@@ -272,14 +277,24 @@ class Retrying(httpx.AsyncBaseTransport):
             await response.aclose()
             await self._pause(delay)
 
+    async def _slot(self, request: httpx.Request, hard_end: float) -> None:
+        """A rate-limit slot, waited for no later than the diagnosis deadline."""
+        if hard_end == math.inf:
+            await self.throttle.acquire()
+            return
+        try:
+            async with asyncio.timeout(max(0.0, hard_end - time.monotonic())):
+                await self.throttle.acquire()
+        except TimeoutError:
+            raise ExchangeTimeout("the deadline came while waiting for a slot", request=request) from None
+
     async def _attempt(self, request: httpx.Request, ends_at: float) -> httpx.Response:
-        """One attempt, its wait for a slot and its body included, within the time left."""
+        """One attempt, its body included, within the time left."""
         left = ends_at - time.monotonic()
         if left <= 0:
             raise ExchangeTimeout("no time left for the request", request=request)
         try:
             async with asyncio.timeout(left):
-                await self.throttle.acquire()
                 response = await self._inner.handle_async_request(request)
                 if response.status_code not in self.policy.retry_statuses:
                     # Read inside the retries: a body cut short by a reset is retried like a reset.

@@ -28,7 +28,7 @@ from diagnosis import engine
 from diagnosis.evidence.http import RetryPolicy, Throttle
 from diagnosis.evidence.source import Answer, Recorder
 from diagnosis.masking import mask
-from diagnosis.models import DiagnoseRequest, Diagnosis, Evidence, Exchange, Platform, Target
+from diagnosis.models import DiagnoseRequest, Diagnosis, Evidence, Exchange, Outcome, Platform, Target
 from diagnosis.render.i18n import Translator
 from diagnosis.runai import client, parse
 from diagnosis.runai.client import DEFAULT_TIMEOUT_SECONDS, SourceMaker
@@ -354,12 +354,16 @@ async def _diagnose_one(
 def _listing_failure(
     answer: Answer, *, cluster_id: str, project: str | None, t: Translator, calls: list[str]
 ) -> Diagnosis:
-    """A 401/403 is permission_denied naming the access needed (rulings R17); anything else an
-    UNKNOWN, LOW diagnosis saying what failed and to retry."""
+    """No answer is `unreachable` and a rejected credential (401) `auth_failed`, each with what to
+    check; a 403 is permission_denied naming the access needed; anything else an UNKNOWN, LOW
+    diagnosis saying what failed and to retry."""
     target = Target(cluster_id=cluster_id, project=project)
     evidence = [
         Evidence(source=answer.op, field=None, text=quote(describe_list_failure(answer)), value=answer.status)
     ]
+    kind = answer.failure_class()
+    if kind in ("unreachable", "auth_failed"):
+        return _not_reached(answer, kind, target=target, evidence=evidence, t=t, calls=calls)
     if answer.denied:
         permission = (
             t("perm.viewer_project", project=project, cluster=cluster_id)
@@ -388,6 +392,33 @@ def _listing_failure(
         evidence=evidence if answer.retrieved else [],
         limitations=[t("lim.call_failed", call=answer.op, failure=failure)],
         next_steps=[t("scan.next_retry")],
+        calls=list(calls),
+    )
+
+
+def _not_reached(
+    answer: Answer,
+    kind: str,
+    *,
+    target: Target,
+    evidence: list[Evidence],
+    t: Translator,
+    calls: list[str],
+) -> Diagnosis:
+    failure = describe_list_failure(answer)
+    if kind == "unreachable":
+        steps = [t("next.unreachable_endpoint", url="RUNAI_URL"), t("next.unreachable_network")]
+        outcome: Outcome = "unreachable"
+    else:
+        steps = [t("next.auth_credentials"), t("next.auth_token", url="RUNAI_URL"), t("next.auth_clock")]
+        outcome = "auth_failed"
+    return Diagnosis(
+        platform="runai",
+        target=target,
+        outcome=outcome,
+        root_cause=t(f"rc.{kind}", call=answer.op, failure=failure),
+        evidence=evidence,
+        next_steps=steps,
         calls=list(calls),
     )
 

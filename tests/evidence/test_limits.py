@@ -4,11 +4,7 @@ an answer too large, a bundle nested too deeply; and how a failed call is classi
 
 from __future__ import annotations
 
-import asyncio
 import json
-import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import httpx
@@ -16,100 +12,41 @@ import pytest
 
 from cli.main import main as cli_main
 from diagnosis.evidence.bundles import MAX_NESTING_DEPTH, BundleUnsafe, load_bundle, parse_bundle
-from diagnosis.evidence.http import Retrying, RetryPolicy, Throttle, real_transport
+from diagnosis.evidence.http import Retrying, RetryPolicy, real_transport
 from diagnosis.evidence.routes import Route, RouteTable
 from diagnosis.evidence.source import Answer, HttpSource
-from diagnosis.runai.auth import RunaiTokenAuth
+from tests.safety import deadlines
 
 ROUTES = RouteTable([Route("get_thing", "GET", "/api/v1/things/{thingId}")])
-# Each case must end well within this; a regression hangs for the deadline or forever instead.
-BOUND_SECONDS = 8.0
-
-
-@asynccontextmanager
-async def tcp_server(reply: bytes | None, *, trickle_seconds: float = 0.0) -> AsyncIterator[str]:
-    """A loopback server that reads a request, then sends `reply` (byte by byte when trickling),
-    or never answers (`reply=None`)."""
-    stop = asyncio.Event()
-
-    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            await reader.readuntil(b"\r\n\r\n")
-            if reply is None:
-                await stop.wait()
-            elif trickle_seconds:
-                for index in range(len(reply)):
-                    writer.write(reply[index : index + 1])
-                    await writer.drain()
-                    await asyncio.sleep(trickle_seconds)
-            else:
-                writer.write(reply)
-                await writer.drain()
-        except (ConnectionError, asyncio.IncompleteReadError):
-            pass
-        finally:
-            writer.close()
-
-    server = await asyncio.start_server(handle, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop.set()
-        server.close()
 
 
 async def test_a_token_endpoint_that_never_answers_times_out() -> None:
-    """The token request is built by the auth flow, not the client: it still gets the client's
-    timeouts, so it cannot hold a diagnosis (or a bot slot) forever."""
-    async with tcp_server(None) as base:
-        auth = RunaiTokenAuth(base_url=base, client_id="c", client_secret="s3cr3t")
-        transport = Retrying(real_transport(), policy=RetryPolicy(attempts=1, deadline=60))
-        async with httpx.AsyncClient(transport=transport, auth=auth, timeout=0.5) as client:
-            source = HttpSource(routes=ROUTES, client=client, base_url=base, deadline_seconds=60)
-            started = time.monotonic()
-            answer = await asyncio.wait_for(source.fetch("get_thing", thingId="a"), BOUND_SECONDS)
-    assert time.monotonic() - started < BOUND_SECONDS
+    result = await deadlines.token_endpoint_never_answers()
+    (answer,) = result.answers
+    assert result.seconds < deadlines.BOUND_SECONDS
     assert answer.status is None and answer.error_kind == "timeout" and answer.unreachable
 
 
 async def test_a_trickling_server_is_cut_off_at_the_requests_total_time() -> None:
-    """One byte every 0.2 s never trips httpx's per-read timeout; the total time of the exchange does."""
-    body = b"x" * 200
-    reply = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n" + body
-    async with tcp_server(reply, trickle_seconds=0.2) as base:
-        transport = Retrying(real_transport(), policy=RetryPolicy(attempts=1, deadline=1.0))
-        async with httpx.AsyncClient(transport=transport, timeout=5.0) as client:
-            source = HttpSource(routes=ROUTES, client=client, base_url=base, deadline_seconds=60)
-            started = time.monotonic()
-            answer = await asyncio.wait_for(source.fetch("get_thing", thingId="a"), BOUND_SECONDS)
-    assert time.monotonic() - started < BOUND_SECONDS
+    result = await deadlines.trickle_past_the_exchange_time()
+    (answer,) = result.answers
+    assert result.seconds < deadlines.BOUND_SECONDS
     assert answer.status is None and answer.error_kind == "timeout"
 
 
 async def test_a_trickling_server_is_cut_off_at_the_diagnosis_deadline() -> None:
-    body = b"x" * 200
-    reply = b"HTTP/1.1 200 OK\r\nContent-Length: 200\r\n\r\n" + body
-    async with tcp_server(reply, trickle_seconds=0.2) as base:
-        transport = Retrying(real_transport(), policy=RetryPolicy(attempts=1, deadline=60))
-        async with httpx.AsyncClient(transport=transport, timeout=5.0) as client:
-            source = HttpSource(routes=ROUTES, client=client, base_url=base, deadline_seconds=1.0)
-            answer = await asyncio.wait_for(source.fetch("get_thing", thingId="a"), BOUND_SECONDS)
-            later = await source.fetch("get_thing", thingId="b")
-    assert answer.error_kind == "deadline" and later.error_kind == "deadline" and source.deadline_reached
+    result = await deadlines.trickle_past_the_diagnosis_deadline()
+    answer, later = result.answers
+    assert answer.error_kind == "deadline" and later.error_kind == "deadline"
 
 
 async def test_retry_after_an_hour_does_not_hold_the_shared_throttle() -> None:
-    def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(429, headers={"Retry-After": "3600"}, json={"code": 429})
+    result = await deadlines.retry_after_an_hour()
+    assert result.answers[0].status == 429 and result.throttle_free
 
-    throttle = Throttle()
-    transport = Retrying(httpx.MockTransport(handler), policy=RetryPolicy(deadline=1.0), throttle=throttle)
-    async with httpx.AsyncClient(transport=transport) as client:
-        response = await asyncio.wait_for(client.get("http://x/api/v1/things/a"), BOUND_SECONDS)
-    assert response.status_code == 429 and throttle.pauses >= 1
-    # Another request of the same scan gets its slot within the time that was left, not in an hour.
-    await asyncio.wait_for(throttle.acquire(), 2.0)
+
+async def test_every_deadline_case_ends_in_time() -> None:
+    assert await deadlines.run_all() == dict.fromkeys(deadlines.CASES, True)
 
 
 async def test_an_answer_larger_than_the_cap_is_unreadable_not_held() -> None:
@@ -125,7 +62,7 @@ async def test_an_answer_larger_than_the_cap_is_unreadable_not_held() -> None:
 
 
 async def test_connection_refused_is_unreachable() -> None:
-    async with tcp_server(b"") as base:
+    async with deadlines.tcp_server(b"") as base:
         pass  # closed again: nothing listens on that port any more
     transport = Retrying(real_transport(), policy=RetryPolicy(attempts=1))
     async with httpx.AsyncClient(transport=transport, timeout=2.0) as client:

@@ -12,10 +12,14 @@ from bench.rounds_model import Call, minimum_rounds
 from diagnosis import engine
 from diagnosis.evidence.bundles import load_bundle
 from diagnosis.runai.backend import BACKEND
-from tests.runai.helpers import DEMO_BUNDLES, TEST_BUNDLES
+from tests.runai.helpers import DEMO_BUNDLES, TEST_BUNDLES, WORKED_RUNAI
 from tests.runai.round_gate import RoundGate
 
-BUNDLES = sorted(DEMO_BUNDLES.glob("*.bundle.json")) + sorted(TEST_BUNDLES.glob("*.bundle.json"))
+BUNDLES = [
+    *sorted(DEMO_BUNDLES.glob("*.bundle.json")),
+    *sorted(TEST_BUNDLES.glob("*.bundle.json")),
+    *WORKED_RUNAI,
+]
 
 
 async def _gated(path: Path) -> RoundGate:

@@ -10,13 +10,14 @@ read-only, or an access attack got through; 0 otherwise.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from tests.safety import checks
+from tests.safety import checks, deadlines
 from tests.safety.leaks import FORMATS
 
 FORMAT_LABELS = {
@@ -128,6 +129,13 @@ def _access(figures: Figures, profile: checks.Profile) -> None:
     figures.problems += [f"access: {line}" for line in result.failures]
 
 
+def _deadlines(figures: Figures, profile: checks.Profile) -> None:
+    ended = asyncio.run(deadlines.run_all())
+    figures.row("Deadline cases run / ended in time", len(ended), sum(ended.values()))
+    figures.notes.append(f"deadline cases: {', '.join(ended)} (each within {deadlines.BOUND_SECONDS:g} s)")
+    figures.problems += [f"deadline: {name} did not end in time" for name, ok in ended.items() if not ok]
+
+
 SECTIONS: dict[str, Callable[[Figures, checks.Profile], None]] = {
     "secrets": _secrets,
     "injection": _injection,
@@ -135,6 +143,7 @@ SECTIONS: dict[str, Callable[[Figures, checks.Profile], None]] = {
     "faults": _faults,
     "read-only": _read_only,
     "access": _access,
+    "deadlines": _deadlines,
 }
 
 
