@@ -304,7 +304,7 @@ LABELS: dict[str, dict[str, str]] = {
         "outcome.permission_denied": "Permission refusée",
         "outcome.unreachable": "{platform} injoignable",
         "outcome.auth_failed": "{platform} a refusé les identifiants",
-        "not_a_diagnosis": "Aucun diagnostic : {platform} doit d'abord répondre. À vérifier :",
+        "not_a_diagnosis": "Aucun diagnostic\u00a0: {platform} doit d’abord répondre. À vérifier\u00a0:",
         "unknown_phase": "phase inconnue",
         "followups_hint": "Répondez dans ce fil\u00a0: `evidence`, `history`, `logs`, `json`, `why`, `rerun`, `explain <code de sortie>`, ou posez une question sur un autre job.",
         "progress": "Diagnostic de {what} pour {user}…",

@@ -16,8 +16,9 @@ from diagnosis.evidence.source import NotRecorded
 from diagnosis.models import Bundle, Exchange
 
 MAX_BUNDLE_BYTES = 256 * 1024 * 1024
-# Deeper than any platform answer nests (Kubernetes objects, the deepest, stay well under 40):
-# refused at load, before anything walks the bundle recursively.
+# Deeper than any platform answer nests (Kubernetes objects, the deepest, stay well under 40): a
+# bundle file nested deeper is refused at load, before anything walks it recursively. (A deep
+# answer that arrives over the wire is read as unreadable instead: see evidence.source.)
 MAX_NESTING_DEPTH = 200
 
 
@@ -48,8 +49,6 @@ def nesting_depth(data: Any, *, limit: int) -> int:
 
 
 def parse_bundle(data: Any) -> Bundle:
-    if nesting_depth(data, limit=MAX_NESTING_DEPTH) > MAX_NESTING_DEPTH:
-        raise BundleUnsafe(f"invalid bundle: nested more than {MAX_NESTING_DEPTH} levels deep")
     if not isinstance(data, dict):
         raise BundleError("not an evidence bundle: the top level is not a JSON object")
     schema = data.get("schema")
@@ -87,10 +86,9 @@ def load_bundle(path: str | Path) -> Bundle:
         raise BundleUnsafe(f"bundle {file} is nested more than {MAX_NESTING_DEPTH} levels deep") from None
     except OSError as exc:
         raise BundleError(f"cannot read bundle {file}: {exc.strerror or exc}") from None
-    try:
-        return parse_bundle(data)
-    except BundleUnsafe as exc:
-        raise BundleUnsafe(f"bundle {file}: {exc}") from None
+    if nesting_depth(data, limit=MAX_NESTING_DEPTH) > MAX_NESTING_DEPTH:
+        raise BundleUnsafe(f"bundle {file} is nested more than {MAX_NESTING_DEPTH} levels deep")
+    return parse_bundle(data)
 
 
 def exchange_response(exchange: Exchange, request: httpx.Request) -> httpx.Response:

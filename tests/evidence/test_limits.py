@@ -4,14 +4,13 @@ an answer too large, a bundle nested too deeply; and how a failed call is classi
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import httpx
 import pytest
 
 from cli.main import main as cli_main
-from diagnosis.evidence.bundles import MAX_NESTING_DEPTH, BundleUnsafe, load_bundle, parse_bundle
+from diagnosis.evidence.bundles import MAX_NESTING_DEPTH, BundleUnsafe, load_bundle
 from diagnosis.evidence.http import Retrying, RetryPolicy, real_transport
 from diagnosis.evidence.routes import Route, RouteTable
 from diagnosis.evidence.source import Answer, HttpSource
@@ -128,6 +127,7 @@ def test_replay_of_a_bundle_nested_5000_deep_exits_2_with_one_line(
     assert "nested more than" in capsys.readouterr().err
 
 
-def test_an_ordinary_bundle_is_not_too_deep() -> None:
-    data = json.loads(_deep_bundle(30))
-    assert parse_bundle(data).exchanges
+def test_an_ordinary_bundle_is_not_too_deep(tmp_path: Path) -> None:
+    path = tmp_path / "ok.bundle.json"
+    path.write_text(_deep_bundle(30))
+    assert load_bundle(path).exchanges

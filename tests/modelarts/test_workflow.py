@@ -358,7 +358,8 @@ def test_error_events_are_paged_until_total() -> None:
         data["exchanges"].insert(2, second)
 
     diagnosis = replay(variant("error-event-image-pull", change))
-    assert diagnosis.calls == [D, E, E, S]
+    # Events and stages are asked for together; the second events page follows the first.
+    assert diagnosis.calls == [D, E, S, E]
     assert (diagnosis.category, diagnosis.confidence) == ("IMAGE_PULL_FAILED", "HIGH")
 
 
