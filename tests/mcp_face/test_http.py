@@ -235,4 +235,5 @@ async def test_cancelling_over_http_stops_the_diagnosis(
             group.cancel_scope.cancel()
         await wait_for(lambda: audit_lines(audit)[-1]["outcome"] == "cancelled")
         await anyio.sleep(3.0)
-        assert runai.ops == ["get_workload_status"]
+        # Status and events are requested together (both need only the workload id); nothing after.
+        assert sorted(runai.ops) == ["get_workload_events", "get_workload_status"]

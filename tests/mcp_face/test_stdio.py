@@ -245,7 +245,8 @@ async def test_a_cancelled_call_stops_the_diagnosis_and_makes_no_further_call(
         await wait_for(lambda: any(line["outcome"] == "cancelled" for line in audit_lines(audit)))
         # Well past the slow answer: still the one read, the engine's task was cancelled.
         await anyio.sleep(3.0)
-        assert runai.ops == ["get_workload_status"]
+        # Status and events are requested together (both need only the workload id); nothing after.
+        assert sorted(runai.ops) == ["get_workload_events", "get_workload_status"]
         # The session goes on: the next call is answered.
         runai.latency.clear()
         after = await client.call_tool("diagnose_runai", dict(oom.request))
@@ -261,6 +262,7 @@ async def test_a_call_past_its_deadline_is_a_clear_tool_error(runai: SimServer, 
         result = await client.call_tool("diagnose_runai", dict(oom.request))
     assert result.is_error and result.structured_content is None
     assert text(result).startswith("The diagnose_runai call did not finish within 1 s and was stopped")
-    assert runai.ops == ["get_workload_status"]
+    # Status and events are requested together (both need only the workload id); nothing after.
+    assert sorted(runai.ops) == ["get_workload_events", "get_workload_status"]
     (line,) = audit_lines(audit)
     assert (line["outcome"], line["timeout_seconds"]) == ("timeout", 1.0)
