@@ -19,6 +19,7 @@ from pathlib import Path
 
 import diagnosis
 from diagnosis import engine
+from diagnosis.masking import mask_root_logging
 from diagnosis.models import Bundle, Diagnosis
 from diagnosis.render import render_markdown
 from simulator.server import SimServer, load_bundle_pairs
@@ -103,6 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--examples", default=str(EXAMPLES), help="folder of scenario bundles")
     parser.add_argument("--only", default=None, help="run only scenarios whose file name contains this")
     options = parser.parse_args(argv)
+    mask_root_logging()
 
     pairs = load_bundle_pairs(options.examples)
     bundles = [bundle for _path, bundle in pairs]

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, NoReturn
 
-from diagnosis.masking import mask
+from diagnosis.masking import mask, mask_root_logging
 from diagnosis.models import FAILURE_OUTCOMES, Diagnosis
 from diagnosis.render import QueryError, apply_query, render_json, render_markdown
 from diagnosis.timeutil import pinned_now
@@ -179,6 +179,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Answered before the subcommands are imported: a version check stays instant.
         print(f"diagnose {installed_version()}")
         return 0
+    # Libraries log through the root logger (the Kubernetes client logs an exec plugin's failure
+    # with its stderr): those lines are masked like everything else the CLI prints.
+    mask_root_logging()
     parser = build_parser()
     args = parser.parse_args(arguments)
     handler = getattr(args, "handler", None)

@@ -6,9 +6,13 @@ import hashlib
 import io
 import json
 import logging
+import os
 import random
 import re
-import time
+import signal
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -16,6 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bench.masking import ADVERSARIAL, KIB, MIB, PLANTED_SECRETS, training_log
 from diagnosis.masking import (
     MaskingFilter,
     ip_token,
@@ -28,7 +33,8 @@ from diagnosis.masking import (
 )
 from diagnosis.models import Diagnosis, Evidence, Measurements, Recommendation, Target
 from tests.conftest import EXAMPLES, load_json
-from tests.masking_corpus import FAKE_JWT, PLANTED, PRESIGNED, UNCHANGED, PlantedSecret
+from tests.masking_corpus import FAKE_JWT, PLANTED, PRESIGNED, REALISTIC, UNCHANGED, PlantedSecret
+from tests.safety.outputs import haystack, leaked
 
 IP_TOKEN = re.compile(r"ip-[0-9a-f]{8}")
 
@@ -47,6 +53,18 @@ def test_a_planted_secret_is_masked_with_its_kind(case: PlantedSecret) -> None:
     assert case.secret not in result
     if case.kind != PRESIGNED:
         assert masked(case.kind) in result
+    assert mask(result) == result
+
+
+@pytest.mark.parametrize("case", REALISTIC, ids=[f"{c.family}:{c.carrier[:40]}" for c in REALISTIC])
+def test_a_credential_as_ml_jobs_print_it_is_masked(case: PlantedSecret) -> None:
+    """The held-out corpus: the secret is gone from what a reader sees (invisible characters
+    dropped, wrapped lines joined, %-escapes decoded), a marker stands in, and a second pass
+    changes nothing."""
+    result = mask(case.carrier)
+    assert not leaked(case.secret, haystack("text", result)), result
+    if case.kind != PRESIGNED:
+        assert "[MASKED:" in result
     assert mask(result) == result
 
 
@@ -568,6 +586,51 @@ def test_masking_filter_masks_message_args_and_exception_text() -> None:
     assert "Traceback (most recent call last)" in output
 
 
+PLUGIN_TOKEN = "hf_PluginLeakABCDEFGHIJKLMNOPQRSTUV"
+PLUGIN_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYPLUGINKEY"
+
+
+def test_a_kubeconfig_exec_plugin_failure_is_logged_masked_by_the_cli(tmp_path: Path) -> None:
+    """The Kubernetes client logs a failing exec plugin's stderr through the root logger; the CLI
+    (a fresh process, as a user runs it) prints it masked."""
+    plugin = tmp_path / "plugin.py"
+    plugin.write_text(
+        "import sys\n"
+        f"sys.stderr.write('error: token {PLUGIN_TOKEN} AWS_SECRET_ACCESS_KEY={PLUGIN_SECRET}\\n')\n"
+        "sys.exit(1)\n",
+        encoding="utf-8",
+    )
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(
+        "apiVersion: v1\nkind: Config\n"
+        "clusters:\n- name: c\n  cluster:\n    server: http://127.0.0.1:9\n"
+        "users:\n- name: u\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1beta1\n"
+        f"      command: {sys.executable}\n      args: [{str(plugin)!r}]\n"
+        "contexts:\n- name: c\n  context: {cluster: c, user: u}\ncurrent-context: c\n",
+        encoding="utf-8",
+    )
+    environment = {
+        **os.environ,
+        "KUBECONFIG": str(kubeconfig),
+        "RUNAI_URL": "http://127.0.0.1:9",
+        "RUNAI_CLIENT_ID": "diag-client",
+        "RUNAI_CLIENT_SECRET": "diag-secret-value-123",
+    }
+    environment.pop("KUBERNETES_SERVICE_HOST", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "diagnosis.cli", "runai", "--cluster-id", "c", "--workload-id", "w"],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=120,
+        check=False,
+    )
+    shown = done.stdout + done.stderr
+    assert "exec: process returned 1" in shown  # the plugin ran and its failure was printed
+    assert PLUGIN_TOKEN not in shown and PLUGIN_SECRET not in shown
+    assert "[MASKED:token]" in shown and "AWS_SECRET_ACCESS_KEY=[MASKED:sk]" in shown
+
+
 def test_masking_filter_survives_a_bad_format_string_without_leaking_args() -> None:
     logger, stream = make_logger("tests.masking.badformat")
     logger.info("%d tokens", "token=abc123-secret")
@@ -577,31 +640,53 @@ def test_masking_filter_survives_a_bad_format_string_without_leaking_args() -> N
 
 
 # ---------------------------------------------------------------------------------------------------
-# Speed
+# Linear time on hostile input (the timings themselves are in bench/masking.py)
+
+# The shapes the safety review timed (12.7 s and 10.7 s at a fraction of a megabyte before), and
+# the other hostile shapes of the benchmark, at 1 MiB and 256 KiB.
+FULL_SIZE_SHAPES = (
+    "-----BEGIN RSA PRIVATE KEY-----\\n repeated",
+    "step=1,loss=0.12,task=cls, repeated",
+    '"key": " unterminated, repeated',
+    "BEGIN + base64 body, no END",
+    "one line of base64 after token:",
+    "wrapped HF_TOKEN lines",
+)
 
 
-def test_masking_a_megabyte_of_log_takes_well_under_a_second() -> None:
-    log_lines = [
-        "2024-05-01 10:04:10,123 INFO rank0 step=1200 loss=0.2345 lr=3e-4 host=10.0.3.17",
-        '  File "/usr/lib/python3.10/site-packages/torch/nn/modules/module.py", line 1518, in _call_impl',
-        "    return forward_call(*args, **kwargs)",
-        "[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, "
-        "Timeout(ms)=600000) ran for 600060 milliseconds before timing out.",
-        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 29.76 GiB",
-        "NCCL INFO Channel 00/02 : 0[0] -> 1[1] via P2P/IPC c10d::ProcessGroupNCCL 10:04:10",
-        "epoch 3 iter 400/1000 loss 1.234 grad_norm 0.98 tokens/s 12345 max_new_tokens=64",
-        "{'loss': 1.2345, 'grad_norm': 0.98, 'learning_rate': 2e-05, 'epoch': 0.42}",
-    ]
-    secret_lines = [
-        "export HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyz0123 --auth-token tkn123 Authorization: Bearer abc123def456",
-        '{"name": "HF_TOKEN", "value": "y", "secretKey": "abc", "url": "https://a.b/c?sig=e"}',
-    ]
-    rng = random.Random(7)
-    # a log with a line holding secrets every ten lines or so (and every line holding something)
-    text = "\n".join(rng.choice(secret_lines if rng.random() < 0.1 else log_lines) for _ in range(12000))
-    text = text[:1_000_000]
-    started = time.process_time()
+class _TooSlow(Exception):
+    pass
+
+
+def _alarm(_signum: int, _frame: object) -> None:
+    raise _TooSlow
+
+
+@pytest.mark.parametrize("shape", list(ADVERSARIAL), ids=list(ADVERSARIAL))
+def test_masking_hostile_input_finishes(shape: str) -> None:
+    """A quadratic regression takes minutes on a megabyte; linear masking takes about a second.
+    The alarm is generous (20 s: a loaded 2-core machine) so that only the former fails."""
+    size = MIB if shape in FULL_SIZE_SHAPES else 256 * KIB
+    text = ADVERSARIAL[shape](size)
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(20)
+    try:
+        once = mask(text)
+    except _TooSlow:
+        pytest.fail(f"masking {size // KIB} KiB of {shape!r} took over 20 s")
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert once.count("\n") <= text.count("\n")  # masking never adds a line
+
+
+def test_a_megabyte_of_training_log_keeps_its_lines_and_loses_its_secrets() -> None:
+    text = training_log(1_000_000)
     result = mask(text)
-    elapsed = time.process_time() - started
-    assert "hf_abcdefghijklmnopqrstuvwxyz0123" not in result and "10.0.3.17" not in result
-    assert elapsed < 1.0, f"masking 1 MB took {elapsed:.2f} s"
+    for secret in PLANTED_SECRETS:
+        assert secret not in result
+    assert "10.42." not in result
+    assert result.count("\n") == text.count("\n")
+    assert "torch.OutOfMemoryError: CUDA out of memory" in result
+    assert "tokens/s 11873.2 | max_new_tokens 256 | tokenizer llama" in result
+    assert mask(result) == result

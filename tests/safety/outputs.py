@@ -3,7 +3,10 @@
 Formats: the Markdown report (every language of the platform), the diagnosis JSON, and the Slack
 messages the bot posts for it (the report and the `evidence`/`history`/`logs`/`why` answers).
 Searching decodes each format first (JSON strings, Slack's `&amp;`/`&lt;`/`&gt;`, Markdown
-backslash escapes, zero-width breaks), so an escaped secret still counts as a leak.
+backslash escapes, zero-width breaks and control characters, which a reader never sees), so an
+escaped secret still counts as a leak; a secret is also searched for in the text with every line
+break and blank taken out (a secret wrapped over two lines) and with `%XX` escapes decoded (once
+and twice: a URL inside a URL).
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ from __future__ import annotations
 import html
 import json
 import re
+import unicodedata
+import urllib.parse
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,8 +29,19 @@ from diagnosis.render import render_json, render_markdown
 from tests.safety.corpus import fragments
 
 _MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~])")
-_INVISIBLE = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")
+# What a reader never sees: format characters (zero-width, soft hyphen, bidi controls) and control
+# characters other than blanks (Slack drops them; a terminal draws nothing for them).
+_INVISIBLE = re.compile(
+    "["
+    + "".join(
+        re.escape(chr(code))
+        for code in range(0x110000)
+        if unicodedata.category(chr(code)) in ("Cf", "Cc") and chr(code) not in "\t\n\r"
+    )
+    + "]"
+)
 _SPACES = re.compile(r"\s+")
+_LINE_CONTINUATION = re.compile(r"\\\s")
 
 
 def strings_in(value: Any) -> Iterator[str]:
@@ -49,20 +65,45 @@ def normalise(text: str) -> str:
     return _SPACES.sub(" ", text)
 
 
+def _joined(text: str) -> str:
+    """The text with every blank, line break and `\\` line continuation taken out."""
+    return "".join(_LINE_CONTINUATION.sub("", text).split())
+
+
+def _decoded(text: str) -> str:
+    once = urllib.parse.unquote(text)
+    return once + "\n" + urllib.parse.unquote(once)
+
+
 @dataclass
 class Haystack:
-    """One output, decoded for searching."""
+    """One output, decoded for searching: as shown, with lines joined, and %-decoded."""
 
     format: str
     text: str
+    joined: str = ""
+    decoded: str = ""
 
     def __contains__(self, needle: str) -> bool:
-        return normalise(needle) in self.text
+        wanted = normalise(needle)
+        if wanted in self.text or wanted in self.decoded:
+            return True
+        compact = _joined(wanted)
+        return len(compact) >= 8 and compact in self.joined
 
 
 def haystack(format_name: str, raw: str | Iterable[str]) -> Haystack:
     parts = [raw] if isinstance(raw, str) else list(raw)
-    return Haystack(format_name, "\n".join(normalise(part) for part in parts))
+    shown = "\n".join(normalise(part) for part in parts)
+    visible = "\n".join(_INVISIBLE.sub("", part) for part in parts)
+    decoded = _decoded(shown) if "%" in shown else ""
+    return Haystack(format_name, shown, joined=_joined(normalise_keep_lines(visible)), decoded=decoded)
+
+
+def normalise_keep_lines(text: str) -> str:
+    """`normalise` without collapsing blanks: lines stay lines (for the joined view)."""
+    text = _MARKDOWN_ESCAPE.sub(r"\1", text)
+    return html.unescape(html.unescape(text))
 
 
 def slack_messages(diagnosis: Diagnosis, *, lang: str) -> list[SlackMessage]:

@@ -1,0 +1,122 @@
+"""Masking rules as data, and applying them in linear time.
+
+Two kinds of rule:
+
+- `Rule`: one pattern, one replacement per match (`pattern.sub`). Its pattern opens with a literal
+  or a narrow class and consumes what it matches once, so one pass is linear in the text.
+- `KeyedRule`: an assignment (`KEY=value`, `"key": "value"`, `--key value`, …). Its `key` pattern
+  finds a key and its separator; the value is read (with `value`) only when the key names a secret,
+  and then skipped. A key that names nothing is stepped over without reading its value, so a secret
+  assignment inside another value (`EXTRA_ARGS=--hf-token=…`) is still found, and a megabyte of
+  `a=b,c=d,…` costs one pass instead of one pass per key.
+
+`needles`: lower-case substrings of which one must occur in the text for the rule to run at all.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+Replace = Callable[[re.Match[str]], str]
+# (key match, value text) → the kind to mask the value with, or None to leave it.
+KindOf = Callable[[re.Match[str], str], str | None]
+# (key match, value match, kind) → the replacement of the value.
+ValueReplace = Callable[[re.Match[str], re.Match[str], str], str]
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    pattern: re.Pattern[str]
+    replace: Replace
+    needles: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class KeyedRule:
+    name: str
+    key: re.Pattern[str]
+    value: re.Pattern[str]
+    kind_of: KindOf
+    replace_value: ValueReplace
+    needles: tuple[str, ...] = ()
+    # A cheap first look at the key alone (None: it names no secret, its value is not read).
+    key_kind: Callable[[re.Match[str]], str | None] | None = None
+
+
+AnyRule = Rule | KeyedRule
+
+
+def apply_keyed(rule: KeyedRule, text: str) -> str:
+    pieces: list[str] = []
+    copied = 0
+    position = 0
+    key_search = rule.key.search
+    value_match = rule.value.match
+    key_kind = rule.key_kind
+    while (key := key_search(text, position)) is not None:
+        after_key = key.end()
+        if key_kind is not None and key_kind(key) is None:
+            position = after_key if after_key > key.start() else key.start() + 1
+            continue
+        value = value_match(text, after_key)
+        kind = None if value is None else rule.kind_of(key, value.group(0))
+        if value is None or kind is None:
+            position = after_key if after_key > key.start() else key.start() + 1
+            continue
+        replacement = rule.replace_value(key, value, kind)
+        pieces.append(text[copied : value.start()])
+        pieces.append(replacement)
+        copied = position = value.end() if value.end() > key.start() else key.start() + 1
+    if not pieces:
+        return text
+    pieces.append(text[copied:])
+    return "".join(pieces)
+
+
+def apply_rules(rules: tuple[AnyRule, ...], text: str) -> str:
+    lowered: str | None = None
+    for rule in rules:
+        if rule.needles:
+            lowered = text.lower() if lowered is None else lowered
+            if not any(needle in lowered for needle in rule.needles):
+                continue
+        updated = (
+            apply_keyed(rule, text) if isinstance(rule, KeyedRule) else rule.pattern.sub(rule.replace, text)
+        )
+        if updated != text:
+            text, lowered = updated, None
+    return text
+
+
+def splice(match: re.Match[str], group: str, replacement: str) -> str:
+    """The whole match with one named group replaced."""
+    start = match.start(group) - match.start()
+    end = match.end(group) - match.start()
+    whole = match.group(0)
+    return whole[:start] + replacement + whole[end:]
+
+
+def constant(kind: str) -> Replace:
+    """Replace the whole match by the marker of `kind`."""
+    marker = f"[MASKED:{kind}]"
+
+    def replace(match: re.Match[str]) -> str:
+        return marker
+
+    return replace
+
+
+def value_as(kind: str, group: str = "value") -> Replace:
+    """Replace one group (default `value`) by the marker of `kind`; an empty or masked one stays."""
+    marker = f"[MASKED:{kind}]"
+
+    def replace(match: re.Match[str]) -> str:
+        value = match.group(group)
+        if not value or value.startswith("[MASKED:"):
+            return match.group(0)
+        return splice(match, group, marker)
+
+    return replace

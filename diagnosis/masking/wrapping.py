@@ -1,0 +1,119 @@
+"""Secrets wrapped over several lines: a terminal, `fold` or a log collector cut a long line.
+
+A line is taken to go on on the next one when it ends with `\\` (a shell continuation), or when it
+is long (60 characters or more), ends with a run of token characters and the next line starts with
+one and not with what starts a log record (a date, a time, a glog prefix). Then, after the lines
+were masked each on its own (masking never adds or removes a line):
+
+- when the masked line ends with a marker (a secret's value ran to the end of the line), the word
+  that opens the next line (base64 or URL-safe characters, nothing else on it before a blank) is
+  the rest of that value and is masked too, and so on while lines go on;
+- else the last word of the line and the first word of the next one are masked joined: when the
+  joint is no longer visible (a token cut in two halves that no rule knows alone, `hf_…` cut after
+  ten characters), the joined, masked word ends the first line and the second loses its first word.
+
+Each line is looked at once, with at most its own last word and the next line's first word masked
+again: linear in the text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-.~%")
+_WRAP_WIDTH = 60
+_RECORD_START = re.compile(r"\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d|[IWEFD]\d{4}[ .]|\d{8}[ T]")
+_TAIL = re.compile(r"[A-Za-z0-9+/=_\-.~%]{8}$")
+# The rest of a wrapped value opening a line: base64 / URL-safe characters (padding only at its
+# end), up to a blank, a quote, `,` `;` or the line end.
+_CONTINUATION = re.compile(r"[A-Za-z0-9+/_\-.~%]+={0,2}(?=[\s\"',;]|$)")
+_LAST_WORD = re.compile(r"[^\s\"'`]{1,4096}$")
+_MARKER_KIND = re.compile(r"\[MASKED:([a-z_]+)\]\\?$")
+# A token prefix a cut can leave without the length its rule wants (`hf_` and ten characters).
+_SHAPE_PREFIX = re.compile(r"eyJ|hf_|xox|xapp-|gh[pousr]_|github_pat_|glpat-|sk-|A[KS]IA|ya29\.|pypi-|AIza")
+_MAX_LINES = 16
+_MAX_JOINED = 4096
+
+
+def wraps(line: str, following: str) -> bool:
+    """`line` (without its newline) goes on on `following`."""
+    if not following or following[0] not in _TOKEN_CHARS:
+        return False
+    if line.endswith("\\"):
+        return True
+    if len(line) < _WRAP_WIDTH or _TAIL.search(line) is None:
+        return False
+    return _RECORD_START.match(following) is None
+
+
+def _whole_line_word(line: str) -> re.Match[str] | None:
+    word = _CONTINUATION.match(line)
+    return word if word is not None and word.end() >= len(line.rstrip("\r")) else None
+
+
+def continue_wrapped(raw: str, masked_text: str, mask_text: Callable[[str], str]) -> str:
+    """`masked_text` (the masking of `raw`, line for line) with the wrapped parts of secrets masked."""
+    if "\n" not in raw:
+        return masked_text
+    raw_lines = raw.split("\n")
+    lines = masked_text.split("\n")
+    if len(lines) != len(raw_lines):
+        return masked_text  # cannot happen (rules keep lines); nothing to align
+    dropped: set[int] = set()  # lines that were nothing but the rest of a secret
+    open_kind: str | None = None  # a masked value that ran to the end of the previous line
+    index = 0
+    while index < len(lines) - 1:
+        line = lines[index].rstrip("\r")
+        marker = _MARKER_KIND.search(line)
+        kind = open_kind or (marker.group(1) if marker else None)
+        open_kind = None
+        following = lines[index + 1]
+        word = _CONTINUATION.match(following)
+        if word is None or not wraps(raw_lines[index].rstrip("\r"), raw_lines[index + 1]):
+            index += 1
+            continue
+        if kind is not None:
+            # The value ran to the end of the line: the next line's first word is its rest.
+            rest = following[word.end() :]
+            if rest.strip():
+                lines[index + 1] = f"[MASKED:{kind}]" + rest
+            else:
+                dropped.add(index + 1)
+                open_kind = kind
+            index += 1
+            continue
+        last = _LAST_WORD.search(line)
+        if last is None or _SHAPE_PREFIX.search(last.group(0)) is None:
+            index += 1
+            continue
+        # A token cut in pieces that no rule knows alone: join it over the lines it runs on.
+        end = index + 1
+        words = [word.group(0)]
+        while (
+            end + 1 < len(lines)
+            and end - index < _MAX_LINES
+            and sum(map(len, words)) < _MAX_JOINED
+            and _whole_line_word(lines[end]) is not None
+            and wraps(raw_lines[end].rstrip("\r"), raw_lines[end + 1])
+            and (following_word := _CONTINUATION.match(lines[end + 1])) is not None
+        ):
+            end += 1
+            words.append(following_word.group(0))
+        hidden = mask_text(last.group(0) + "".join(words))
+        if last.group(0)[-4:] + words[0][:4] in hidden:
+            index += 1
+            continue
+        lines[index] = line[: last.start()] + hidden + ("\r" if lines[index].endswith("\r") else "")
+        dropped.update(range(index + 1, end))
+        rest = lines[end][len(words[-1]) :]
+        if rest.strip():
+            lines[end] = rest
+        else:
+            dropped.add(end)
+            marker = _MARKER_KIND.search(hidden)
+            open_kind = marker.group(1) if marker else None
+        index = end
+    if not dropped and lines == masked_text.split("\n"):
+        return masked_text
+    return "\n".join(line for number, line in enumerate(lines) if number not in dropped)
