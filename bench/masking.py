@@ -213,7 +213,7 @@ def adversarial_timings(*, repeat: int = 1, sizes: tuple[int, ...] = ADVERSARIAL
 def run(
     *, sizes_mb: tuple[int, ...] = DEFAULT_SIZES_MB, repeat: int = 3, adversarial: bool = True
 ) -> BenchResult:
-    from diagnosis.logscan import scan_text
+    from diagnosis.logs.scan import scan_text
     from diagnosis.masking import mask
 
     result = BenchResult(title="masking")

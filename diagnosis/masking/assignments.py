@@ -236,14 +236,14 @@ ASSIGNMENT_RULES: tuple[AnyRule, ...] = (
     _keyed(
         "fullwidth_colon",
         r"(?<![\w.\-])(?P<key>-{0,2}" + KEY + r")[ \t]*：[ \t]*",
-        MASKED_PATTERN + "|" + QUOTED + r"|[^\s,，;；。、)）\]】」\"']+",
+        MASKED_PATTERN + "|" + QUOTED + r"|[^\s,，;；。、)）\]】」\"'\\]+",
         needles=("：",),
     ),
     # 密码：…, 数据库密码=…, パスワード: … (a key in Chinese or Japanese ending with a secret word)
     _keyed(
         "cjk_key",
         r"(?P<key>[" + _CJK + r"]{0,20}?(?:" + _CJK_WORDS + r")(?:ID|Id|id|值)?)[ \t]*[:：=＝][ \t]*",
-        MASKED_PATTERN + "|" + QUOTED + r"|[^\s,，;；。、)）\]】」\"']+",
+        MASKED_PATTERN + "|" + QUOTED + r"|[^\s,，;；。、)）\]】」\"'\\]+",
         needles=tuple(word for word, _kind in CJK_SECRET_WORDS),
         kind_of=_cjk_kind,
     ),

@@ -81,9 +81,9 @@ def _block_end(text: str, position: int, label: str, prefix_shape: str, prefix_l
         for start in starts:
             if text.startswith(end_marker, start):
                 return start + len(end_marker)
-            body = _chunk(text, start)
-            if body is not None:
-                end = body
+            chunk_end = _chunk(text, start)
+            if chunk_end is not None:
+                end = chunk_end
                 break
             if _at_line_end(text, start):
                 end = start  # an empty line inside the block (after PEM headers)
@@ -101,15 +101,19 @@ def _chunk(text: str, start: int) -> int | None:
     return None
 
 
+_PREFIX_END = re.compile(r"[\s\]|>:]")
+
+
 def _line_body_start(line: str, prefix_shape: str) -> int | None:
-    """The offset after a prefix of `prefix_shape` at the start of `line`, if it has one."""
-    for length in range(len(prefix_shape), len(line) + 1):
-        shape = _prefix_shape(line[:length])
-        if shape == prefix_shape:
-            return length
-        if not prefix_shape.startswith(shape[:-1]):
-            return None
-    return None
+    """The offset after a prefix of `line` shaped like the BEGIN line's prefix, or like its end
+    (`[worker-0] ` when the BEGIN line was `message; [worker-0] -----BEGIN …`): prefixes end at a
+    blank, `]`, `|`, `>` or `:`; the longest that fits wins."""
+    best: int | None = None
+    for boundary in _PREFIX_END.finditer(line, 0, len(prefix_shape) + 16):
+        length = boundary.end()
+        if prefix_shape.endswith(_prefix_shape(line[:length])):
+            best = length
+    return best
 
 
 def mask_private_keys(text: str) -> str:

@@ -71,10 +71,10 @@ def mask_root_logging(*, level: int = logging.WARNING) -> None:
     above)."""
     root = logging.getLogger()
     if not root.handlers:
-        handler = _StderrHandler()
-        handler.setLevel(level)
-        handler.setFormatter(logging.Formatter(logging.BASIC_FORMAT))
-        root.addHandler(handler)
+        stderr = _StderrHandler()
+        stderr.setLevel(level)
+        stderr.setFormatter(logging.Formatter(logging.BASIC_FORMAT))
+        root.addHandler(stderr)
     for handler in root.handlers:
         if not any(isinstance(existing, MaskingFilter) for existing in handler.filters):
             handler.addFilter(MaskingFilter())

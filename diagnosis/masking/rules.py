@@ -56,15 +56,21 @@ def apply_keyed(rule: KeyedRule, text: str) -> str:
     key_search = rule.key.search
     value_match = rule.value.match
     key_kind = rule.key_kind
+    has_key_group = "key" in rule.key.groupindex
     while (key := key_search(text, position)) is not None:
         after_key = key.end()
+        # A key that is not taken is stepped over up to the end of its name only: what follows
+        # its separator may start a key of its own (`RuntimeError:   - password: …`).
+        skip_to = max(key.end("key") if has_key_group else after_key, key.start() + 1)
         if key_kind is not None and key_kind(key) is None:
-            position = after_key if after_key > key.start() else key.start() + 1
+            position = skip_to
             continue
         value = value_match(text, after_key)
+        if value is not None and _is_masked_already(value.group(0)):
+            value = None
         kind = None if value is None else rule.kind_of(key, value.group(0))
         if value is None or kind is None:
-            position = after_key if after_key > key.start() else key.start() + 1
+            position = skip_to
             continue
         replacement = rule.replace_value(key, value, kind)
         pieces.append(text[copied : value.start()])
@@ -74,6 +80,19 @@ def apply_keyed(rule: KeyedRule, text: str) -> str:
         return text
     pieces.append(text[copied:])
     return "".join(pieces)
+
+
+_MARKER_START = re.compile(r"\\?[\"']?\[MASKED:[a-z_]+\]")
+_TOKEN_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-.~%")
+
+
+def _is_masked_already(value: str) -> bool:
+    """The value is a marker (maybe quoted) followed by nothing that goes on with it: what comes
+    after (`]`, `)`, a full-width bracket, `;EndpointSuffix=…`) is the text around it."""
+    marker = _MARKER_START.match(value)
+    if marker is None:
+        return False
+    return marker.end() == len(value) or value[marker.end()] not in _TOKEN_CHARACTERS
 
 
 def apply_rules(rules: tuple[AnyRule, ...], text: str) -> str:

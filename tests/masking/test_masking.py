@@ -618,7 +618,7 @@ def test_a_kubeconfig_exec_plugin_failure_is_logged_masked_by_the_cli(tmp_path: 
     }
     environment.pop("KUBERNETES_SERVICE_HOST", None)
     done = subprocess.run(
-        [sys.executable, "-m", "diagnosis.cli", "runai", "--cluster-id", "c", "--workload-id", "w"],
+        [sys.executable, "-m", "cli.main", "runai", "--cluster-id", "c", "--workload-id", "w"],
         capture_output=True,
         text=True,
         env=environment,

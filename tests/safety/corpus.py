@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from tests.masking_corpus import PLANTED, PlantedSecret
+from tests.masking_corpus import PLANTED, REALISTIC, PlantedSecret
 
 
 class Injection(NamedTuple):
@@ -32,10 +32,11 @@ ADDRESSES: list[PlantedSecret] = [
 
 
 def secret_corpus() -> list[PlantedSecret]:
-    """Every distinct (secret, carrier) of the masking corpus, then IPv4/IPv6 addresses."""
+    """Every distinct (secret, carrier) of the masking corpus and of the held-out corpus of ML
+    credentials, then IPv4/IPv6 addresses."""
     seen: set[tuple[str, str]] = set()
     cases: list[PlantedSecret] = []
-    for case in [*PLANTED, *ADDRESSES]:
+    for case in [*PLANTED, *REALISTIC, *ADDRESSES]:
         key = (case.secret, case.carrier)
         if key not in seen:
             seen.add(key)

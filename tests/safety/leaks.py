@@ -33,6 +33,8 @@ from tests.bot.harness import ScriptedBackend
 from tests.masking_corpus import PlantedSecret
 from tests.safety.bundles import Plant, Scenario, plant_secrets
 from tests.safety.corpus import secret_corpus
+from tests.safety.detector import DetectorResult
+from tests.safety.detector import scan as detector_scan
 from tests.safety.live import LiveRig, environment
 from tests.safety.outputs import (
     Haystack,
@@ -70,6 +72,12 @@ class LeakResult:
     not_idempotent: list[str] = field(default_factory=list)
     crashes: list[str] = field(default_factory=list)
     reached_by_scenario: Counter[str] = field(default_factory=Counter)
+    # The credential family of each plant (`wandb`, `azure`, …; `first corpus` for the others).
+    planted_by_family: Counter[str] = field(default_factory=Counter)
+    leaked_by_family: Counter[str] = field(default_factory=Counter)
+    # What a reader sees of each output, line by line, for the independent detector.
+    shown_lines: dict[str, set[str]] = field(default_factory=dict)
+    detector: DetectorResult | None = None
 
     @property
     def planted(self) -> int:
@@ -88,13 +96,17 @@ class LeakResult:
         scenario: str,
         baseline: Haystack | None = None,
     ) -> None:
+        self.shown_lines.setdefault(format_name, set()).update(stack.shown_lines)
         for plant in plants:
+            family = plant.case.family or "first corpus"
             self.planted_by_format[format_name] += 1
+            self.planted_by_family[family] += 1
             if plant.probe is not None and plant.probe in stack:
                 self.reached_by_format[format_name] += 1
                 self.reached_by_scenario[scenario] += 1
             if leaked(plant.case.secret, stack, baseline=baseline):
                 self.leaked_by_format[format_name] += 1
+                self.leaked_by_family[family] += 1
                 if len(self.examples) < 50:
                     self.examples.append(f"{format_name}: {scenario} {plant.where} ({plant.case.kind})")
 
@@ -301,6 +313,7 @@ def plant_everywhere(
     _engine_failures_in_the_bot(result, chosen)
     _cli_failures(result, chosen)
     _configuration_failures(result)
+    result.detector = detector_scan(result.shown_lines)
     return result
 
 

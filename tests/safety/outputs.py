@@ -83,6 +83,8 @@ class Haystack:
     text: str
     joined: str = ""
     decoded: str = ""
+    # The output as a reader sees it (escapes undone, invisible characters dropped), line by line.
+    shown_lines: tuple[str, ...] = ()
 
     def __contains__(self, needle: str) -> bool:
         wanted = normalise(needle)
@@ -95,9 +97,15 @@ class Haystack:
 def haystack(format_name: str, raw: str | Iterable[str]) -> Haystack:
     parts = [raw] if isinstance(raw, str) else list(raw)
     shown = "\n".join(normalise(part) for part in parts)
-    visible = "\n".join(_INVISIBLE.sub("", part) for part in parts)
+    visible = normalise_keep_lines("\n".join(_INVISIBLE.sub("", part) for part in parts))
     decoded = _decoded(shown) if "%" in shown else ""
-    return Haystack(format_name, shown, joined=_joined(normalise_keep_lines(visible)), decoded=decoded)
+    return Haystack(
+        format_name,
+        shown,
+        joined=_joined(visible),
+        decoded=decoded,
+        shown_lines=tuple(visible.splitlines()),
+    )
 
 
 def normalise_keep_lines(text: str) -> str:

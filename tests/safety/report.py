@@ -18,6 +18,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from tests.safety import checks, deadlines
+from tests.safety.corpus import secret_corpus
+from tests.safety.detector import detector_recall
 from tests.safety.leaks import FORMATS
 
 FORMAT_LABELS = {
@@ -35,6 +37,7 @@ FORMAT_LABELS = {
 class Figures:
     rows: list[tuple[str, int, int]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    tables: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
 
@@ -66,6 +69,35 @@ def _secrets(figures: Figures, profile: checks.Profile) -> None:
         f"names, error codes and reasons kept: {result.words_kept}/{result.words_compared}; outputs that "
         f"masking would change again: {len(result.not_idempotent)}"
     )
+    width = max(len("Credential family"), *(len(family) for family in result.planted_by_family))
+    rows = [
+        f"| {'Credential family':<{width}} | Planted |  Leaked |",
+        f"|{'-' * (width + 2)}|--------:|--------:|",
+    ]
+    rows += [
+        f"| {family:<{width}} | {result.planted_by_family[family]:>7} | {result.leaked_by_family[family]:>7} |"
+        for family in sorted(result.planted_by_family)
+    ]
+    figures.tables.append("\n".join(rows))
+    detector = result.detector
+    if detector is not None:
+        figures.row("Detector (detect-secrets) lines scanned / findings", detector.lines, detector.findings)
+        by_format = ", ".join(
+            f"{FORMAT_LABELS[name]} {detector.lines_by_format[name]}/{detector.findings_by_format[name]}"
+            for name in FORMATS
+            if name in detector.lines_by_format
+        )
+        flagged, carriers = detector_recall(secret_corpus())
+        figures.notes.append(
+            f"the same detector on the corpus before masking flags {flagged} of {carriers} carriers "
+            "(what it has no plugin for, the suite's own leak search finds)"
+        )
+        figures.notes.append(
+            f"detector findings: {detector.findings} ({len(detector.plugins)} detect-secrets plugins, default "
+            f"settings; lines/findings by output: {by_format}; findings that were only our markers or "
+            f"address tokens: {detector.allowed})"
+        )
+        figures.problems += [f"detector: {line}" for line in detector.examples]
     if result.leaked:
         figures.problems += [f"leak: {line}" for line in result.examples]
     if result.words_kept != result.words_compared or result.not_idempotent:
@@ -176,6 +208,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"Safety figures ({profile.name}, {time.monotonic() - started:.0f} s)\n")
     print(figures.table())
     print()
+    for table in figures.tables:
+        print(table)
+        print()
     for note in figures.notes:
         print(f"- {note}")
     timings = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in figures.timings.items())
