@@ -10,10 +10,10 @@
 2. Adversarial shapes (a private-key BEGIN line repeated, `step=1,loss=0.12,task=cls,` repeated,
    runs of `a=`, an unterminated `"key": "`, `%3A` runs, a deeply %-encoded URL, BEGIN lines with
    a base64 body and no END, one 1 MiB line of base64, secret-named keys repeated without
-   blanks, wrapped lines): seconds per MiB at 256 KiB, 1 MiB and 4 MiB, and the growth from 1 to 4
-   MiB (linear time gives about 4x). Target: at most 2 s per MiB, growth at most 6x.
+   blanks, wrapped lines, …): seconds per MiB at 256 KiB, 1 MiB and 4 MiB, and the growth from 1 to
+   4 MiB (linear time gives about 4x). Target: at most 2 s per MiB, growth at most 6x.
 
-    python -m bench.masking [--sizes 1,100] [--repeat 3] [--quick]
+    python -m bench.masking [--sizes 1,100] [--repeat 3] [--no-adversarial]
 """
 
 from __future__ import annotations
@@ -170,6 +170,9 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "a:a:a: repeated": _repeat("a:a:"),
     "wrapped HF_TOKEN lines": _wrapped_lines,
     "密码： repeated": _repeat("密码："),
+    "step=…,hf_token=x, repeated (a secret key in each)": _repeat("step=1,loss=0.12,task=cls,hf_token=x,"),
+    "X-Auth-Token: repeated": _repeat("X-Auth-Token: "),
+    '"name": "HF_TOKEN", "value": " repeated': _repeat('{"name": "HF_TOKEN", "value": "'),
     "zero-width inside tokens": _repeat("hf_ab\u200bcd "),
 }
 
@@ -184,8 +187,9 @@ class Timing:
 
     @property
     def growth(self) -> float:
-        small, large = ADVERSARIAL_SIZES[1], ADVERSARIAL_SIZES[2]
-        return self.seconds[large] / max(self.seconds[small], 1e-9)
+        """Time at the largest size over time at the one before (4x the input)."""
+        sizes = sorted(self.seconds)
+        return self.seconds[sizes[-1]] / max(self.seconds[sizes[-2]], 1e-9)
 
 
 def _best(function: Callable[[], object], repeat: int) -> float:
@@ -211,7 +215,10 @@ def adversarial_timings(*, repeat: int = 1, sizes: tuple[int, ...] = ADVERSARIAL
 
 
 def run(
-    *, sizes_mb: tuple[int, ...] = DEFAULT_SIZES_MB, repeat: int = 3, adversarial: bool = True
+    *,
+    sizes_mb: tuple[int, ...] = DEFAULT_SIZES_MB,
+    repeat: int = 3,
+    adversarial_sizes: tuple[int, ...] = ADVERSARIAL_SIZES,
 ) -> BenchResult:
     from diagnosis.logs.scan import scan_text
     from diagnosis.masking import mask
@@ -253,21 +260,21 @@ def run(
         result.figures[f"{size_mb} MB log"] = (
             f"masking {mask_rate:.0f} MB/s, log reading {read_rate:.0f} MB/s"
         )
-    if adversarial:
+    if adversarial_sizes:
         print()
-        labels = " ".join(f"{size // KIB:>7}KiB" for size in ADVERSARIAL_SIZES)
-        print(f"{'adversarial input (s per MiB at)':<44} {labels}  growth 1->4 MiB")
+        labels = " ".join(f"{size // KIB:>7}KiB" for size in adversarial_sizes)
+        print(f"{'adversarial input (s per MiB at)':<52} {labels}  growth per 4x")
         worst_rate = worst_growth = 0.0
-        for timing in adversarial_timings(repeat=1):
-            rates = " ".join(f"{timing.per_mib(size):>10.3f}" for size in ADVERSARIAL_SIZES)
-            print(f"{timing.name:<44} {rates}  {timing.growth:>5.1f}x")
-            worst_rate = max(worst_rate, *(timing.per_mib(size) for size in ADVERSARIAL_SIZES))
+        for timing in adversarial_timings(repeat=1, sizes=adversarial_sizes):
+            rates = " ".join(f"{timing.per_mib(size):>10.3f}" for size in adversarial_sizes)
+            print(f"{timing.name:<52} {rates}  {timing.growth:>5.1f}x")
+            worst_rate = max(worst_rate, *(timing.per_mib(size) for size in adversarial_sizes))
             worst_growth = max(worst_growth, timing.growth)
         result.checks.append(
             Check("adversarial input: worst seconds per MiB", worst_rate, SECONDS_PER_MIB_CEILING, "s")
         )
         result.checks.append(
-            Check("adversarial input: worst growth 1 -> 4 MiB", worst_growth, GROWTH_CEILING, "x")
+            Check("adversarial input: worst growth per 4x the input", worst_growth, GROWTH_CEILING, "x")
         )
         result.figures["adversarial"] = (
             f"worst {worst_rate:.2f} s/MiB, worst growth {worst_growth:.1f}x per 4x"
@@ -285,7 +292,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-adversarial", action="store_true", help="only the training logs")
     options = parser.parse_args(argv)
     sizes = tuple(int(part) for part in options.sizes.split(",") if part.strip())
-    run(sizes_mb=sizes, repeat=max(1, options.repeat), adversarial=not options.no_adversarial)
+    run(
+        sizes_mb=sizes,
+        repeat=max(1, options.repeat),
+        adversarial_sizes=() if options.no_adversarial else ADVERSARIAL_SIZES,
+    )
     return 0
 
 

@@ -1,6 +1,6 @@
 """`make bench`: every benchmark in one run, then one summary of the targets (PASS/MISS).
 
-    python -m bench.run_all [--quick] [--only one_diagnosis,scan,logscan,ack,parsing]
+    python -m bench.run_all [--quick] [--only one_diagnosis,scan,logscan,masking,ack,parsing]
 
 `--quick` runs small sizes (a minute or so; the figures then say little); the default is the
 full run the README figures come from (several minutes: the 1,000-job scan alone takes about
@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from bench import ack, logscan, one_diagnosis, parsing, scan
+from bench import ack, logscan, masking, one_diagnosis, parsing, scan
 from bench.harness import BenchResult
 
 Runner = Callable[[bool], BenchResult]
@@ -26,6 +26,11 @@ BENCHES: dict[str, Runner] = {
     "one_diagnosis": lambda quick: one_diagnosis.run(repeat=1 if quick else 3),
     "scan": lambda quick: scan.run(jobs=150 if quick else scan.DEFAULT_JOBS),
     "logscan": lambda quick: logscan.run(sizes_mb=(20,) if quick else logscan.DEFAULT_SIZES_MB),
+    "masking": lambda quick: masking.run(
+        sizes_mb=(1,) if quick else masking.DEFAULT_SIZES_MB,
+        repeat=1 if quick else 3,
+        adversarial_sizes=(16 * masking.KIB, 64 * masking.KIB) if quick else masking.ADVERSARIAL_SIZES,
+    ),
     "ack": lambda quick: ack.run(commands=50 if quick else ack.DEFAULT_COMMANDS),
     "parsing": lambda quick: parsing.run(sizes=parsing.QUICK_SIZES if quick else parsing.DEFAULT_SIZES),
 }

@@ -33,6 +33,15 @@ _OBSUTIL = re.compile(r"\bobsutil[ \t]+config\b")
 _WANDB_LOGIN_CALL = re.compile(r"\bwandb\.login\([^)]*$")
 
 
+def _near(before: str, word: str, pattern: re.Pattern[str]) -> bool:
+    """`pattern` matches around the last `word` in `before` (found by `str.rfind`, then checked
+    on a few dozen characters: a line of a thousand flags costs no regex over the line each)."""
+    index = before.rfind(word)
+    if index < 0:
+        return False
+    return pattern.search(before, max(0, index - 40), index + len(word) + 40) is not None
+
+
 def _line_before(text: str, position: int) -> str:
     start = max(0, position - _LOOK_BACK)
     newline = text.rfind("\n", start, position)
@@ -75,23 +84,23 @@ def _dash_p_kind(key: re.Match[str], value: str) -> str | None:
     before = _line_before(key.string, key.start())
     if before.endswith(("sshpass ", "sshpass\t")) and _SSHPASS_FLAG.search(before):
         return "password"
-    if ("login" in before or "upload" in before) and _REGISTRY_LOGIN.search(before):
+    if _near(before, "login", _REGISTRY_LOGIN) or _near(before, "upload", _REGISTRY_LOGIN):
         return "password"
-    if key["glued"] is not None and ("mysql" in before or "mariadb" in before) and _MYSQL.search(before):
+    if key["glued"] is not None and (_near(before, "mysql", _MYSQL) or _near(before, "mariadb", _MYSQL)):
         return "password"
     return None
 
 
 def _dash_a_kind(key: re.Match[str], value: str) -> str | None:
     before = _line_before(key.string, key.start())
-    if _usable(value) and "redis-cli" in before and _REDIS_CLI.search(before):
+    if _usable(value) and _near(before, "redis-cli", _REDIS_CLI):
         return "password"
     return None
 
 
 def _obsutil_kind(key: re.Match[str], value: str) -> str | None:
     before = _line_before(key.string, key.start())
-    if _usable(value) and "obsutil" in before and _OBSUTIL.search(before):
+    if _usable(value) and _near(before, "obsutil", _OBSUTIL):
         return "sk"
     return None
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import ack, logscan, one_diagnosis, parsing, run_all, scan
+from bench import ack, logscan, masking, one_diagnosis, parsing, run_all, scan
 from bench.harness import BenchResult
 from diagnosis.logs.scan import scan_stream
 
@@ -93,6 +93,15 @@ def test_parsing(capsys: pytest.CaptureFixture[str]) -> None:
     assert '"ab-" runs' in output and "refused in" in output
 
 
+def test_masking(capsys: pytest.CaptureFixture[str]) -> None:
+    result = masking.run(sizes_mb=(1,), repeat=1, adversarial_sizes=(4 * masking.KIB, 16 * masking.KIB))
+    output = capsys.readouterr().out
+    assert_reported(result, output, figures=["1 MB log", "adversarial"])
+    assert "planted secrets or addresses left" in output and "[PASS] 1 MB log: planted" in output
+    for name in masking.ADVERSARIAL:
+        assert name in output
+
+
 def test_generated_log_holds_what_the_scanner_looks_for(tmp_path: Path) -> None:
     path = tmp_path / "train.log"
     log = logscan.generate_log(path, 12_000_000)
@@ -112,4 +121,4 @@ def test_ack(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_run_all_names_the_machine() -> None:
     assert run_all.machine().startswith(f"{os.cpu_count()} cores")
-    assert set(run_all.BENCHES) == {"one_diagnosis", "scan", "logscan", "ack", "parsing"}
+    assert set(run_all.BENCHES) == {"one_diagnosis", "scan", "logscan", "masking", "ack", "parsing"}
