@@ -32,14 +32,15 @@ def ip_token(address: str) -> str:
 # Four dotted numbers, not inside a longer dotted number (1.3.6.1.4.1) or a word (v1.2.3.4), not a
 # package pin (`==1.2.3.4`, `8.9.2.26-1+cuda12.1`; a range `10.0.0.1-10.0.0.9` is two addresses);
 # `ipaddress` rejects octets over 255.
-_IPV4 = r"[0-9](?<![A-Za-z0-9.][0-9])(?<!==[0-9])[0-9]{0,2}(?:\.[0-9]{1,3}){3}(?![0-9A-Za-z_]|\.[0-9]|[+~][0-9]|-[0-9](?![0-9]{0,2}(?:\.[0-9]{1,3}){3}))"
+_IPV4 = r"[0-9](?<![A-Za-z0-9.][0-9])(?<!==[0-9])[0-9]{0,2}(?:\.[0-9]{1,3}){3}(?![0-9A-Za-z_]|\.[0-9]|[+~][0-9]|-[0-9](?![0-9]{0,2}(?:\.[0-9]{1,3}){3})|\[MASKED:)"
 # A version string that happens to have four parts (cuDNN 8.9.2.26, TensorRT 8.6.1.6).
 _VERSION_WORD = re.compile(r"(?i)(?:version|ver|release|build|cudnn|tensorrt|trt|driver|nccl|cuda)[\s:=]*$")
 # IPv6 candidates (validated by `ipaddress`), never inside a word or a C++ name (`c10d::ProcessGroup`),
-# nor right after a `]` (what follows a `[MASKED:…]` marker was part of a word before it: idempotence).
+# nor right after or before a `[MASKED:…]` marker (what touches a marker was part of a word before
+# it was masked: idempotence).
 _IPV6 = (
     r"(?<![\w:.\]])(?:[0-9A-Fa-f]{0,4}:){2,7}"
-    r"(?:[0-9]{1,3}(?:\.[0-9]{1,3}){3}|[0-9A-Fa-f]{1,4})?(?![\w:]|\.[0-9])"
+    r"(?:[0-9]{1,3}(?:\.[0-9]{1,3}){3}|[0-9A-Fa-f]{1,4})?(?![\w:]|\.[0-9]|\[MASKED:)"
 )
 
 

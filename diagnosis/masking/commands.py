@@ -34,12 +34,14 @@ _WANDB_LOGIN_CALL = re.compile(r"\bwandb\.login\([^)]*$")
 
 
 def _near(before: str, word: str, pattern: re.Pattern[str]) -> bool:
-    """`pattern` matches around the last `word` in `before` (found by `str.rfind`, then checked
-    on a few dozen characters: a line of a thousand flags costs no regex over the line each)."""
+    """`pattern` matches around one of the `word`s in `before` (found by `str.rfind`, each then
+    checked on a few dozen characters: a line of a thousand flags costs no regex over the line)."""
     index = before.rfind(word)
-    if index < 0:
-        return False
-    return pattern.search(before, max(0, index - 40), index + len(word) + 40) is not None
+    while index >= 0:
+        if pattern.search(before, max(0, index - 40), index + len(word) + 40) is not None:
+            return True
+        index = before.rfind(word, 0, index)
+    return False
 
 
 def _line_before(text: str, position: int) -> str:
@@ -167,7 +169,7 @@ COMMAND_RULES: tuple[AnyRule, ...] = (
         "user_password",
         # curl -u user:pw, --user user:pw, --proxy-user user:pw
         re.compile(r"(?<![\w\-])(?P<flag>-u|-U|--user|--proxy-user)(?:[ \t]*=[ \t]*|[ \t]+|(?=[\w\"']))"),
-        re.compile(r"[\"']?[^\s:\"'=]*:(?P<value>[^\s\"']+)[\"']?"),
+        re.compile(r"[\"']?[^\s:\"'=\[]*:(?P<value>[^\s\"']+)[\"']?"),
         _user_kind,
         _replace_user_password,
         needles=("-u", "--user", "--proxy-user"),

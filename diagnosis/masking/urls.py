@@ -52,6 +52,8 @@ def _userinfo_end(tail: str) -> int:
     `@`; after the `@` comes a host. Of the candidate `@`s, the last one whose userinfo holds no `?`
     wins (a query may hold an e-mail address), else the last one.
     """
+    # Markers are blanked first: the colon inside `[MASKED:token]` is no userinfo separator.
+    tail = MASKED_TOKEN.sub(lambda marker: "#" * len(marker.group(0)), tail)
     colon = tail.find(":", 3)
     if colon < 0:
         return -1
@@ -79,7 +81,7 @@ def mask_after_scheme(tail: str, *, depth: int = 0) -> str:
             return tail
         return webhook.group(0) + masked("slack_webhook")
     at = _userinfo_end(tail)
-    if at >= 0 and ":" in MASKED_TOKEN.sub("", tail[3:at]):
+    if at >= 0:
         tail = "://" + masked("url_credentials") + tail[at:]
     authority_end = len(tail)
     for separator in "/?#":

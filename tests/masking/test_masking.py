@@ -379,6 +379,44 @@ FRAGMENTS = [
     "(",
     ")",
     "x",
+    # the shapes of the held-out corpus
+    "wandb login ",
+    "wandb.login(key=",
+    "machine api.wandb.ai login u password ",
+    "curl -u ",
+    "--user ",
+    "docker login -p ",
+    "mysql -p",
+    "sshpass -p ",
+    "aws configure set aws_secret_access_key ",
+    "AccountKey=",
+    "SharedAccessSignature=sv=1&sig=",
+    "X-Auth-Token: ",
+    "header: X-Subject-Token: ",
+    "> ",
+    "ya29.a0AfB_byC3kL9mN2pQ4rS6tU8vW0xY2zA4b",
+    "pypi-AgEIcHlwaS5vcmcCJUEd8-if-Ig980bWvd6RGKq98TK5mIjtecRRBNzbl_1gA",
+    "HPFHPFKZR7KVSCIFSPHV",
+    "%3A",
+    "%40",
+    "%253A",
+    "token%3D",
+    "密码：",
+    "访问令牌=",
+    "：",
+    "\u200b",
+    "\x00",
+    "\x08",
+    "\u00ad",
+    "\u202e",
+    "\x1b[31m",
+    "- value: ",
+    "  name: DB_PASSWORD",
+    "[worker-0] ",
+    "\\\n",
+    "loaded secret ",
+    "eEQVSmZ1K2sNSaidKGqriUiYwwfG",
+    "A" * 70,
 ]
 
 generated_text = st.lists(
@@ -387,7 +425,7 @@ generated_text = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(generated_text)
 def test_masking_is_idempotent(text: str) -> None:
     once = mask(text)
