@@ -1,4 +1,4 @@
-"""The "no secret leaves" invariant: diagnosis/masking/ (contracts §3, rulings G12)."""
+"""The "no secret leaves" invariant: diagnosis/masking/ (every string the product emits is masked)."""
 
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ def test_text_that_carries_a_diagnosis_and_no_secret_is_unchanged(text: str) -> 
 # Exact outputs: what a reader of a report sees
 
 EXACT: list[tuple[str, str]] = [
-    # G12 assignment shapes; the value ends where G12 says
+    # assignment shapes; the value ends at the closing quote, whitespace (`=`) or the line end (`:`)
     ("HF_TOKEN=hf_abc next", "HF_TOKEN=[MASKED:token] next"),
     ("--auth-token=abc --epochs 3", "--auth-token=[MASKED:token] --epochs 3"),
     ("--auth-token abc --epochs 3", "--auth-token [MASKED:token] --epochs 3"),
@@ -97,7 +97,7 @@ EXACT: list[tuple[str, str]] = [
     ("HUAWEICLOUD_SDK_AK=AKTESTEXAMPLE0000000", "HUAWEICLOUD_SDK_AK=[MASKED:ak]"),
     ("accessKeyId: QWERTY0000", "accessKeyId: [MASKED:ak]"),
     ("PRIVATE_KEY=abc", "PRIVATE_KEY=[MASKED:private_key]"),
-    # G12 prose: no assignment, stays readable
+    # prose: no assignment, stays readable
     (
         "failed to fetch anonymous token: unexpected status: 401",
         "failed to fetch anonymous token: unexpected status: 401",
@@ -192,9 +192,25 @@ def test_mask_gives_the_expected_text(text: str, expected: str) -> None:
         ("task", None),
         ("key", None),
         ("monkey_patch", None),
+        ("AccountKey", "sk"),
+        ("--account-key", "sk"),
+        ("--wandb_key", "api_key"),
+        ("securitytoken", "token"),
+        ("SharedAccessSignature", "token"),
+        ("client-key-data", "api_key"),
+        ("sort_key", None),
+        ("object_key", None),
+        ("cache_key", None),
+        ("primary_key", None),
+        ("数据库密码", "password"),
+        ("访问密钥ID", "sk"),
+        ("令牌", "token"),
+        ("パスワード", "password"),
+        ("密码错误", None),
+        ("用户名", None),
     ],
 )
-def test_secret_names_follow_g12(name: str, kind: str | None) -> None:
+def test_which_names_name_a_secret(name: str, kind: str | None) -> None:
     assert secret_kind(name) == kind
 
 
