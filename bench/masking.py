@@ -34,6 +34,7 @@ DEFAULT_SIZES_MB = (1, 100)
 THROUGHPUT_TARGET = 50.0  # MB/s, masking and log reading
 SECONDS_PER_MIB_CEILING = 2.0
 GROWTH_CEILING = 6.0  # 4x the input: linear time gives ~4x the time
+GROWTH_FLOOR_SECONDS = 0.05
 ADVERSARIAL_SIZES = (256 * KIB, MIB, 4 * MIB)
 
 # ---------------------------------------------------------------------------------------------
@@ -121,8 +122,10 @@ def training_log(size_bytes: int, *, seed: int = 11) -> str:
 
 
 def _repeat(unit: str) -> Callable[[int], str]:
+    """`unit` repeated to about `size` characters (whole units: a cut unit would be another shape)."""
+
     def make(size: int) -> str:
-        return (unit * (size // len(unit) + 1))[:size]
+        return unit * max(1, size // len(unit))
 
     return make
 
@@ -187,9 +190,13 @@ class Timing:
 
     @property
     def growth(self) -> float:
-        """Time at the largest size over time at the one before (4x the input)."""
+        """Time at the largest size over time at the one before (4x the input); 4.0 when both are
+        too short to compare (under 50 ms: timer and scheduler noise)."""
         sizes = sorted(self.seconds)
-        return self.seconds[sizes[-1]] / max(self.seconds[sizes[-2]], 1e-9)
+        large, small = self.seconds[sizes[-1]], self.seconds[sizes[-2]]
+        if large < GROWTH_FLOOR_SECONDS:
+            return 4.0
+        return large / max(small, 1e-9)
 
 
 def _best(function: Callable[[], object], repeat: int) -> float:

@@ -21,14 +21,12 @@ _ARG = r"""(?:"[^"\n]*"|'[^'\n]*'|[^\s"']+)"""
 _LOOK_BACK = 300
 
 # The tools a flag means a password for, in the part of its line before the flag.
-_CURL = re.compile(r"\bcurl\b")
 _REGISTRY_LOGIN = re.compile(
     r"\b(?:docker|podman|nerdctl|buildah|skopeo|helm(?:[ \t]+registry)?|oras|crane|singularity|apptainer)"
     r"[ \t]+login\b|\btwine[ \t]+upload\b"
 )
 _MYSQL = re.compile(r"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mariadb(?:-dump)?)\b")
 _SSHPASS_FLAG = re.compile(r"\bsshpass[ \t]+$")
-_REDIS_CLI = re.compile(r"\bredis-cli\b")
 _OBSUTIL = re.compile(r"\bobsutil[ \t]+config\b")
 _WANDB_LOGIN_CALL = re.compile(r"\bwandb\.login\([^)]*$")
 
@@ -42,6 +40,23 @@ def _near(before: str, word: str, pattern: re.Pattern[str]) -> bool:
             return True
         index = before.rfind(word, 0, index)
     return False
+
+
+def _has_word(before: str, word: str) -> bool:
+    """`word` stands alone somewhere in `before` (no letter, digit, `_` or `-` touching it)."""
+    index = before.rfind(word)
+    while index >= 0:
+        end = index + len(word)
+        if (index == 0 or not _word_char(before[index - 1])) and (
+            end == len(before) or not _word_char(before[end])
+        ):
+            return True
+        index = before.rfind(word, 0, index)
+    return False
+
+
+def _word_char(char: str) -> bool:
+    return char.isalnum() or char in "_-"
 
 
 def _line_before(text: str, position: int) -> str:
@@ -61,8 +76,10 @@ def _replace_password(key: re.Match[str], value: re.Match[str], kind: str) -> st
     return quote + masked(kind) + quote
 
 
-def _replace_user_password(key: re.Match[str], value: re.Match[str], kind: str) -> str:
-    return splice(value, "value", masked(kind))
+def _replace_user_option(match: re.Match[str]) -> str:
+    if _user_kind(match, match["userinfo"]) is None:
+        return match.group(0)
+    return splice(match, "value", masked("password"))
 
 
 def _user_kind(key: re.Match[str], value: str) -> str | None:
@@ -71,9 +88,7 @@ def _user_kind(key: re.Match[str], value: str) -> str | None:
     if not _usable(password):
         return None
     flag = key["flag"]
-    if flag in ("-u", "-U") and not (
-        "curl" in (before := _line_before(key.string, key.start())) and _CURL.search(before)
-    ):
+    if flag in ("-u", "-U") and not _has_word(_line_before(key.string, key.start()), "curl"):
         return None  # `python -u`, `docker run -u 1000:1000`: not curl's user option
     if user.isdigit() and password.isdigit():
         return None  # `--user 1000:1000` of docker run: a uid and a gid
@@ -95,7 +110,7 @@ def _dash_p_kind(key: re.Match[str], value: str) -> str | None:
 
 def _dash_a_kind(key: re.Match[str], value: str) -> str | None:
     before = _line_before(key.string, key.start())
-    if _usable(value) and _near(before, "redis-cli", _REDIS_CLI):
+    if _usable(value) and _has_word(before, "redis-cli"):
         return "password"
     return None
 
@@ -165,13 +180,15 @@ COMMAND_RULES: tuple[AnyRule, ...] = (
         _password("password"),
         needles=("password",),
     ),
-    KeyedRule(
+    Rule(
         "user_password",
-        # curl -u user:pw, --user user:pw, --proxy-user user:pw
-        re.compile(r"(?<![\w\-])(?P<flag>-u|-U|--user|--proxy-user)(?:[ \t]*=[ \t]*|[ \t]+|(?=[\w\"']))"),
-        re.compile(r"[\"']?[^\s:\"'=\[]*:(?P<value>[^\s\"']+)[\"']?"),
-        _user_kind,
-        _replace_user_password,
+        # curl -u user:pw, --user user:pw, --proxy-user user:pw (a flag and its value are one word
+        # pair: `sub` takes them in one pass)
+        re.compile(
+            r"(?<![\w\-])(?P<flag>-u|-U|--user|--proxy-user)(?:[ \t]*=[ \t]*|[ \t]+|(?=[\w\"']))"
+            r"(?P<userinfo>[\"']?[^\s:\"'=\[]*:(?P<value>[^\s\"']+)[\"']?)"
+        ),
+        _replace_user_option,
         needles=("-u", "--user", "--proxy-user"),
     ),
     KeyedRule(
