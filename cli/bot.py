@@ -23,7 +23,6 @@ from typing import Any
 
 import diagnosis
 from cli.main import UsageError
-from diagnosis.evidence.bundles import BundleError
 from diagnosis.masking import MaskingFilter
 
 # The demo bundles shipped with the engine (package data of `diagnosis`).
@@ -169,6 +168,8 @@ def _backend_factory(args: argparse.Namespace, settings: Any) -> Any:
 
     def make() -> tuple[Any, Any]:
         if directory is not None:
+            from diagnosis.evidence.bundles import BundleError
+
             try:
                 backend = BundlesBackend(directory)
             except BundleError as exc:
