@@ -8,21 +8,21 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
-import ssl
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 import httpx
 from pydantic import BaseModel, ConfigDict
 
-from diagnosis.evidence.http import (
-    DEADLINE_EXTENSION,
-    AnswerTooLarge,
-    MutatingRequestRefused,
-    configured_deadline_seconds,
+from diagnosis.evidence.failures import (
+    KIND_WORDS,
+    UNREACHABLE_KINDS,
+    ErrorKind,
+    FailureClass,
+    transport_error_kind,
 )
+from diagnosis.evidence.http import DEADLINE_EXTENSION, MutatingRequestRefused, configured_deadline_seconds
 from diagnosis.evidence.matching import identifying, wire_string
 from diagnosis.evidence.routes import RouteTable
 from diagnosis.masking import mask, mask_obj
@@ -35,29 +35,16 @@ class NotRecorded(httpx.TransportError):
     """Replay: the bundle holds no answer for this call."""
 
 
-# Why a call got no answer at all (`Answer.error_kind`).
-ErrorKind = Literal[
-    "deadline",  # the diagnosis' overall deadline ran out before or while the call ran
-    "timeout",  # the platform did not answer in time (connect, read, or the request's total)
-    "connection",  # refused, reset, unreachable network
-    "dns",  # the host name does not resolve
-    "tls",  # the TLS handshake or the certificate check failed
-    "not_recorded",  # replay: the bundle holds no answer for this call
-    "refused",  # the read-only guard refused a request that would change something
-    "unreadable",  # an answer too large or too deeply nested to read
-    "client",  # a failure on this side, neither the network's nor the platform's
+__all__ = [
+    "Answer",
+    "CallLog",
+    "ErrorKind",
+    "FailureClass",
+    "HttpSource",
+    "NotRecorded",
+    "Recorder",
+    "Source",
 ]
-# The kinds that mean the platform could not be reached.
-UNREACHABLE_KINDS: frozenset[ErrorKind] = frozenset({"deadline", "timeout", "connection", "dns", "tls"})
-
-# What a failed call means for the diagnosis, the same way for every platform:
-# - `unreachable`: no answer (connection refused, DNS, TLS, timeout, the deadline);
-# - `auth_failed`: the platform rejected the credentials themselves (HTTP 401 that is not a
-#   documented missing grant): a bad token or key, a bad signature, clock skew;
-# - `permission_denied`: the credentials are fine but lack a grant (403, or a documented 401);
-# - `not_found`: 404;
-# - `failed`: any other failure (5xx, 400, an unreadable answer, a call not recorded).
-FailureClass = Literal["unreachable", "auth_failed", "permission_denied", "not_found", "failed"]
 
 
 class Answer(BaseModel):
@@ -287,42 +274,13 @@ class HttpSource:
             if kind == "unreadable":
                 return Answer(op=op, args=args, error=f"answer unreadable: {exc}", error_kind=kind)
             return Answer(
-                op=op, args=args, error=f"{_KIND_WORDS[kind]} ({type(exc).__name__})", error_kind=kind
+                op=op, args=args, error=f"{KIND_WORDS[kind]} ({type(exc).__name__})", error_kind=kind
             )
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a client-side failure must become a limitation, never a traceback
             return Answer(op=op, args=args, error=f"client error ({type(exc).__name__})", error_kind="client")
         return _masked(_to_answer(op, args, response, text_answer=text_answer))
-
-
-_KIND_WORDS: dict[ErrorKind, str] = {
-    "connection": "connection failed",
-    "dns": "host name not resolved",
-    "tls": "TLS handshake or certificate check failed",
-    "unreadable": "answer unreadable",
-}
-
-
-def transport_error_kind(exc: BaseException) -> ErrorKind:
-    """`dns`, `tls` or `connection` for a transport error, from the errors that caused it."""
-    seen: BaseException | None = exc
-    for _ in range(10):
-        if seen is None:
-            break
-        if isinstance(seen, socket.gaierror):
-            return "dns"
-        if isinstance(seen, ssl.SSLError | ssl.CertificateError):
-            return "tls"
-        if isinstance(seen, AnswerTooLarge):
-            return "unreadable"
-        seen = seen.__cause__ or seen.__context__
-    text = str(exc).lower()
-    if "name or service not known" in text or "nodename nor servname" in text or "getaddrinfo" in text:
-        return "dns"
-    if "certificate" in text or "ssl" in text or "tls" in text:
-        return "tls"
-    return "connection"
 
 
 def _masked(answer: Answer) -> Answer:
