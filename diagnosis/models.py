@@ -90,17 +90,41 @@ def _omitted_when_unknown(schema: JsonDict) -> None:
     schema[OMITTED_WHEN_UNKNOWN] = True
 
 
+def _open_to_readers(schema: JsonDict, model: type[BaseModel] | None = None) -> None:
+    """The contracts let a reader meet keys it does not know (a later version may add some), so the
+    schemas stay open even though the models themselves write and accept only declared fields."""
+    schema["additionalProperties"] = True
+
+
 class _Model(BaseModel):
-    # The JSON Schemas describe what the product writes: a field with a default is always
-    # written (null or empty when unknown), so it is required there unless marked above.
+    """What the product writes: declared fields only (anything else is a programming error).
+
+    The JSON Schemas describe what the product writes: a field with a default is always
+    written (null or empty when unknown), so it is required there unless marked above."""
+
     model_config = ConfigDict(
-        extra="allow", populate_by_name=True, json_schema_serialization_defaults_required=True
+        extra="forbid",
+        populate_by_name=True,
+        json_schema_serialization_defaults_required=True,
+        json_schema_extra=_open_to_readers,
     )
+
+
+class _InputModel(_Model):
+    """What the product reads from outside (a bundle file): evidence-bundle/v1 allows further keys,
+    which are read past and not kept."""
+
+    model_config = ConfigDict(extra="ignore")
+
+
+def _unset(value: object) -> bool:
+    return value is None
 
 
 def _keys_where_known(schema: JsonDict, model: type[BaseModel]) -> None:
     """JSON Schema of an object whose keys are each present only where known (null allowed)."""
     schema.pop("required", None)
+    _open_to_readers(schema)
 
 
 class Target(_Model):
@@ -117,6 +141,13 @@ class Target(_Model):
     region: str | None = None
     type: str | None = None
     phase: str | None = None
+    # Run:ai `wrong_cluster`: the cluster the request named (`cluster_id` is the workload's own).
+    asked_cluster_id: str | None = Field(
+        default=None, exclude_if=_unset, json_schema_extra=_omitted_when_unknown
+    )
+
+
+EvidenceRole = Literal["consequence"]
 
 
 class Evidence(_Model):
@@ -124,6 +155,10 @@ class Evidence(_Model):
     field: str | None = None
     text: str
     value: float | int | str | None = None
+    # "consequence": a failure that usually follows another one, quoted apart from the cause.
+    role: EvidenceRole | None = Field(
+        default=None, exclude_if=_unset, json_schema_extra=_omitted_when_unknown
+    )
 
 
 class Measurements(_Model):
@@ -190,7 +225,7 @@ class Diagnosis(_Model):
         return data
 
 
-class Exchange(_Model):
+class Exchange(_InputModel):
     """One API answer: JSON in `body`, or plain text (pod logs) in `text`."""
 
     op: str
@@ -253,7 +288,7 @@ class Expected(BaseModel):
     reason: str = Field(min_length=1)
 
 
-class Bundle(_Model):
+class Bundle(_InputModel):
     schema_: Literal["evidence-bundle/v1"] = Field(default="evidence-bundle/v1", alias="schema")
     platform: Platform
     captured_at: datetime

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
-from diagnosis.models import Category, Evidence, Measurements, Recommendation
+from diagnosis.models import Category, Evidence, EvidenceRole, Measurements, Recommendation
 from diagnosis.runai.causes import recommendations, root_cause
 from diagnosis.runai.facts import Context, exit_code, main_container
 from diagnosis.runai.memory import (
@@ -47,7 +47,9 @@ class Composed:
     measurements: Measurements
 
 
-def _signal_evidence(signals: list[Signal], *, limit: int, role: str | None = None) -> list[Evidence]:
+def _signal_evidence(
+    signals: list[Signal], *, limit: int, role: EvidenceRole | None = None
+) -> list[Evidence]:
     found: list[Evidence] = []
     seen: set[str] = set()
     for signal in signals:
@@ -61,9 +63,8 @@ def _signal_evidence(signals: list[Signal], *, limit: int, role: str | None = No
             field=observation.field,
             text=observation.quoted(),
             value=observation.exit_code if observation.kind == "container" else None,
+            role=role,
         )
-        if role is not None:
-            item.role = role  # type: ignore[attr-defined]
         found.append(item)
         if len(found) >= limit:
             break

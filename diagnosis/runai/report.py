@@ -41,7 +41,7 @@ def _first_line(diagnosis: Diagnosis, t: Translator) -> str:
             what = key
         return t("report.needs_input", what=what)
     if outcome == "wrong_cluster":
-        asked = getattr(target, "asked_cluster_id", None) or "?"
+        asked = target.asked_cluster_id or "?"
         return t("report.wrong_cluster", asked=asked, actual=target.cluster_id or "?")
     if outcome == "out_of_scope":
         return t("report.out_of_scope", phase=phase)
@@ -108,7 +108,7 @@ def _quote(text: str) -> str:
 def _evidence_line(item: Evidence, t: Translator) -> str:
     label = _label(item, t)
     line = t("report.item", label=label, text=_quote(item.text))
-    if getattr(item, "role", None) == "consequence":
+    if item.role == "consequence":
         line += f" [{t('report.consequence')}]"
     return f"{line} {t('report.source', source=item.source)}"
 

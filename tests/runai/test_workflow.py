@@ -158,7 +158,7 @@ async def test_wrong_cluster_stops_and_names_both_clusters() -> None:
     assert [op for op, _args in asked] == ["get_workload_status", "get_workload_events"]
     assert {item.source for item in diagnosis.evidence} == {"get_workload_status"}
     assert diagnosis.target.cluster_id == uid("wrong-cluster", "other")
-    assert diagnosis.target.asked_cluster_id == s.cluster  # type: ignore[attr-defined]
+    assert diagnosis.target.asked_cluster_id == s.cluster
 
 
 async def test_preemption_before_the_last_start_does_not_route() -> None:
