@@ -3,7 +3,7 @@
     python -m bench.run_all [--quick] [--only one_diagnosis,scan,logscan,masking,ack,parsing]
 
 `--quick` runs small sizes (a minute or so; the figures then say little); the default is the
-full run the README figures come from (several minutes: the 1,000-job scan alone takes about
+full run the figures in docs/performance.md come from (several minutes: the 1,000-job scan alone takes about
 70 s twice, by design of its 20 requests/s limit).
 """
 

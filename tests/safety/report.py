@@ -1,6 +1,6 @@
 """`python -m tests.safety.report [--quick|--full]`: run the safety suite and print its figures.
 
-The table (Markdown, as the README shows it) gives, per guarantee, what was tried and what held;
+The table (Markdown, as docs/safety.md shows it) gives, per guarantee, what was tried and what held;
 the lines below it give detail (planted secrets that reached an output, verdicts kept, fault
 kinds, timings). The exit status is 1 if a secret leaked, anything crashed, a verdict
 changed, untrusted text was not inert, a fault was not survived or hung, a request was not
