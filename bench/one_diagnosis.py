@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
 
+import httpx
+
 from bench.harness import BenchResult, Check, project_root, worked_examples_dir
 from bench.rounds_model import Call, minimum_rounds
 from cli.demo import DEMO_ACCESS_KEY, DEMO_SECRET_KEY, write_kubeconfig
@@ -180,11 +182,25 @@ async def diagnose_once(bundle: Bundle) -> tuple[float, str]:
     return wall, diagnosis.category or diagnosis.outcome
 
 
-def measure(chosen: list[Scenario], *, latency: float, repeat: int) -> list[ScenarioFigures]:
+async def bare_call_seconds(base_url: str, *, count: int = 10) -> float:
+    """The median time of one plain GET against the same sim (a workload the sim does not know: answered after L
+    like any other call): the floor any round has on this machine, whatever the workflow does."""
+    times: list[float] = []
+    async with httpx.AsyncClient(timeout=10.0) as client:
+        for _ in range(count):
+            started = time.perf_counter()
+            await client.get(base_url + "/api/v1/workloads/00000000-0000-0000-0000-000000000000")
+            times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def measure(chosen: list[Scenario], *, latency: float, repeat: int) -> tuple[list[ScenarioFigures], float]:
     bundles = [(scenario, load_bundle(scenario.path)) for scenario in chosen]
     figures: list[ScenarioFigures] = []
     sim = SimProcess([scenario.path for scenario in chosen], latency=latency)
+    bare = 0.0
     try:
+        bare = asyncio.run(bare_call_seconds(sim.base_url))
         with tempfile.TemporaryDirectory(prefix="bench-one-") as folder:
             for scenario, bundle in bundles:
                 with scenario_environment(bundle, base_url=sim.base_url, folder=Path(folder)):
@@ -205,7 +221,7 @@ def measure(chosen: list[Scenario], *, latency: float, repeat: int) -> list[Scen
                         figures.append(result)
     finally:
         sim.close()
-    return figures
+    return figures, bare
 
 
 def run(*, latency: float = DEFAULT_LATENCY_SECONDS, repeat: int = 3, only: str | None = None) -> BenchResult:
@@ -215,7 +231,10 @@ def run(*, latency: float = DEFAULT_LATENCY_SECONDS, repeat: int = 3, only: str 
         f"median of {repeat} run(s); rounds: the dependency model's minimum for the calls the sim"
         " received (the Run:ai token request included)\n"
     )
-    figures = measure(chosen, latency=latency, repeat=repeat)
+    figures, bare = measure(chosen, latency=latency, repeat=repeat)
+    print(
+        f"one bare call against the same sim: {bare * 1000:.0f} ms (the floor of a round on this machine)\n"
+    )
     result = BenchResult(title="one diagnosis")
     header = (
         f"{'scenario':<40} {'result':<28} {'calls':>5} {'rounds':>6} {'wall':>8} {'wall/(rounds x L)':>18}"
@@ -237,6 +256,8 @@ def run(*, latency: float = DEFAULT_LATENCY_SECONDS, repeat: int = 3, only: str 
     if ratios:
         result.figures["median"] = f"{statistics.median(ratios):.2f}"
         print(f"\nmedian wall / (model rounds x L): {statistics.median(ratios):.2f}")
+    result.figures["bare call"] = f"{bare * 1000:.0f} ms ({bare / latency:.2f} x L)"
+    result.notes.append(f"one bare call took {bare / latency:.2f} x L: a round cannot take less here")
     result.print_checks()
     return result
 
