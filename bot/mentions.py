@@ -76,6 +76,10 @@ _PLATFORM_MENTIONS: dict[str, TextPattern] = {
     word: linear(rf"\b{escape(word)}\b", ignore_case=True) for word in PLATFORM_WORDS if word != "ma"
 }
 _FOLLOW_UP_WORD = linear(r"[\p{L}\p{N}_:-]+")
+# A question names its identifiers among its first few candidates of each kind ("cluster X",
+# "in X", "did X", …, most skipped as stopwords); past this many, the text is no question, and the
+# rest is never looked at: work stays bounded by one RE2 pass over the text.
+MAX_CANDIDATES = 64
 _EXIT_CODE = linear(r"-?\d{1,4}")
 # Words that follow "in", "did", "is" … without being identifiers.
 STOPWORDS = frozenset(
@@ -237,7 +241,7 @@ def parse_sentence(text: str) -> Command | None:
         PLATFORM_WORDS[word] for word, pattern in _PLATFORM_MENTIONS.items() if pattern.search(text)
     }
     for key, pattern in _KEYED.items():
-        for match in pattern.finditer(text):
+        for match in itertools.islice(pattern.finditer(text), MAX_CANDIDATES):
             value = match.group(1) or ""
             if value.lower() in STOPWORDS or value.lower() in PLATFORM_WORDS:
                 continue
@@ -257,7 +261,8 @@ def parse_sentence(text: str) -> Command | None:
             found["region"] = region_match.group(0) or ""
             consumed.add(found["region"])
     subject = _subject(text, consumed)
-    uuids = [u for u in (m.group(0) or "" for m in UUID_IN_TEXT.finditer(text)) if u not in consumed]
+    found_uuids = (match.group(0) or "" for match in UUID_IN_TEXT.finditer(text))
+    uuids = [u for u in itertools.islice(found_uuids, MAX_CANDIDATES) if u not in consumed]
     lookback = _lookback(text)
     active = bool(_ACTIVE.search(text))
 
@@ -294,7 +299,7 @@ def parse_sentence(text: str) -> Command | None:
 
 
 def _subject(text: str, consumed: set[str]) -> str | None:
-    for match in _SUBJECT.finditer(text):
+    for match in itertools.islice(_SUBJECT.finditer(text), MAX_CANDIDATES):
         value = match.group(1) or ""
         if value.lower() in STOPWORDS or value.lower() in PLATFORM_WORDS or value in consumed:
             continue
