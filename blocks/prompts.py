@@ -110,8 +110,11 @@ def cancelled_message(prompt: str, *, user: str, lang: str) -> SlackMessage:
     )
 
 
-def answer_modal(*, pending_id: str, prompt: str, lang: str, initial: str | None = None) -> dict[str, Any]:
-    """A modal asking for one identifier as free text; `private_metadata` names the pending request."""
+def answer_modal(
+    *, pending_id: str, prompt: str, lang: str, channel: str | None = None, initial: str | None = None
+) -> dict[str, Any]:
+    """A modal asking for one identifier as free text; `private_metadata` names the pending request
+    and the channel it was opened from (the submission is checked against the question's)."""
     element: Block = {
         "type": "plain_text_input",
         "action_id": ANSWER_INPUT_ACTION,
@@ -124,7 +127,7 @@ def answer_modal(*, pending_id: str, prompt: str, lang: str, initial: str | None
         "type": "modal",
         "callback_id": ANSWER_VIEW,
         # The language comes back with the submission (a bad value is explained in it).
-        "private_metadata": json.dumps({"pending": pending_id, "lang": lang}),
+        "private_metadata": json.dumps({"pending": pending_id, "lang": lang, "channel": channel}),
         "title": plain_text(label("modal_title", lang), limit=MAX_MODAL_TITLE),
         "submit": plain_text(label("modal_submit", lang), limit=MAX_MODAL_TITLE),
         "close": plain_text(label("modal_close", lang), limit=MAX_MODAL_TITLE),

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from bot.grammar import RequestDraft
 from bot.policy import BOTH_PLATFORMS, Decision, Scope, scope_of_target
 from bot.services import BotServices
+from bot.state.models import PendingRequest
 from diagnosis.models import Diagnosis
+
+# Why an answer to a question is refused (the label that says so).
+AnswerRefusal = Literal["answer_elsewhere", "answer_not_asker"]
 
 
 def with_aliases(services: BotServices, draft: RequestDraft) -> RequestDraft:
@@ -51,3 +57,18 @@ def for_scan(services: BotServices, scope: Scope, *, user: str, channel: str) ->
     return services.policy.decide(
         scope, user=user, channel=channel, members=services.group_members, final=True
     )
+
+
+def answer_refusal(pending: PendingRequest, *, user: str, channel: str | None) -> AnswerRefusal | None:
+    """Why `user`, in `channel`, may not answer or cancel the pending question; None when they may.
+
+    A question is answered in the channel it was asked in (a button copied into another channel,
+    or a modal whose channel is not the question's, is no answer) and by the person who asked: the
+    answer resumes their request, under their name and their access. Choice buttons, the select,
+    Cancel, "Type another value…" and its modal all check this, on the click and on the submission.
+    """
+    if channel != pending.place.channel:
+        return "answer_elsewhere"
+    if user != pending.user:
+        return "answer_not_asker"
+    return None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from slack_sdk import WebClient
 
+from blocks.kit import SlackMessage
 from blocks.labels import Mention, label, label_mrkdwn
 from blocks.messages import denied_message, notice, notice_mrkdwn
 from blocks.progress import progress_message, scan_progress_message
@@ -17,6 +18,12 @@ from bot.messaging import try_post, update
 from bot.scans import Scans
 from bot.services import BotServices
 from bot.slack_client import Notifier
+from bot.state.models import PendingRequest
+
+
+def refused_answer(refusal: access.AnswerRefusal, *, lang: str) -> SlackMessage:
+    """The one sentence a refused answer gets (only its sender sees it)."""
+    return notice(label(refusal, lang), emoji=":no_entry:")
 
 
 class Answers:
@@ -39,8 +46,12 @@ class Answers:
         `prompt_ts`: the clicked message (the question), for a click that beat the stored ts."""
         services = self.services
         waiting = services.store.get_pending(pending_id)
-        # A click is only ever an answer in the channel the question was asked in.
-        if waiting is not None and channel is not None and channel != waiting.place.channel:
+        # Checked before the question is taken: a refused click must not use it up.
+        if (
+            waiting is not None
+            and waiting.kind == "question"
+            and self.refused(client, waiting, user=user, channel=channel)
+        ):
             return
         pending = services.store.take_pending(pending_id)
         if pending is None or pending.kind != "question" or pending.question is None:
@@ -117,6 +128,13 @@ class Answers:
         channel: str | None,
         prompt_ts: str | None = None,
     ) -> None:
+        waiting = self.services.store.get_pending(pending_id)
+        if (
+            waiting is not None
+            and waiting.kind == "question"
+            and self.refused(client, waiting, user=user, channel=channel)
+        ):
+            return
         pending = self.services.store.take_pending(pending_id)
         if pending is None or pending.question is None:
             return
@@ -144,6 +162,26 @@ class Answers:
                 ),
             )
         audit("answer", user=user, channel=place.channel, what=pending.draft.describe(), outcome="cancelled")
+
+    def refused(self, client: WebClient, pending: PendingRequest, *, user: str, channel: str | None) -> bool:
+        """True (and the clicker told why, only they see it) when `user` in `channel` may not answer
+        the question: see `access.answer_refusal`."""
+        refusal = access.answer_refusal(pending, user=user, channel=channel)
+        if refusal is None:
+            return False
+        audit(
+            "answer",
+            user=user,
+            channel=channel or "",
+            what=pending.draft.describe(),
+            outcome="refused",
+            reason=refusal,
+        )
+        if channel:
+            Notifier(client, channel=channel, user=user).tell(
+                refused_answer(refusal, lang=channel_lang(self.services, channel))
+            )
+        return True
 
     def retry(self, client: WebClient, pending_id: str, *, user: str, channel: str) -> None:
         """Retry after permissions were granted: same request, same thread, access checked again."""

@@ -14,6 +14,7 @@ from bot.backends import DiagnosisBackend
 from bot.groups import GroupMembers
 from bot.handoff import JobSink, QueuedJobs
 from bot.listeners import register
+from bot.organisations import refuse_other_organisations
 from bot.policy import Policy
 from bot.runtime import Runtime
 from bot.services import BotServices
@@ -96,6 +97,8 @@ def build_app(
 
     app.use(inject_runtime)
     app.use(drop_retried_events)
+    # People of organisations the policy does not admit (Slack Connect) get one sentence, nothing else.
+    app.use(refuse_other_organisations)
     register(app)
 
     @app.error

@@ -1,12 +1,20 @@
-"""Access policy: which channels (and optionally which users or user groups) may diagnose which
-platforms, clusters, projects and regions.
+"""Access policy: which Slack organisations' people, in which channels (and optionally which users
+or user groups), may diagnose which platforms, clusters, projects and regions.
 
 Loaded from the YAML or JSON file named by `DIAGNOSE_POLICY`. Without one, a new install answers
 from the demo bundles only. A request is checked twice: before it runs, on the identifiers given,
 and after, on the resolved target (a workload id reveals its project only once read); both denials
 show the same message, so a denial never tells whether a job exists.
 
+People of other organisations (a Slack Connect channel) are refused at every entry point before
+anything runs: a person is admitted when Slack names their workspace in `teams` or their Enterprise
+Grid org in `enterprises` (Slack names the org on commands and events, and on clicks of people of
+the app's own workspace; list a workspace of the org under `teams` to admit its clicks everywhere).
+
 ```yaml
+teams: [T0ACME001, T0PARTNER]     # workspaces whose people may use the bot; "*" = any
+                                  # omitted = only the workspace the bot's token belongs to
+enterprises: [E0ACMEORG]          # Enterprise Grid orgs whose people may use the bot
 demo_only: false                  # true: answer from the demo bundles only
 languages: {C0INC0042: zh}        # report language per channel (rulings G9)
 cluster_aliases: {prod-a: 3f1c…}  # cluster names people type → cluster ids
@@ -74,6 +82,18 @@ class Rule(_Strict):
         return any(user in members(group) for group in self.usergroups)
 
 
+class Organisation(BaseModel):
+    """Who acts, where, and the workspace (`T…`) and Enterprise Grid org (`E…`) ids Slack names for
+    that person in the request (see bot/organisations.py for where each payload names them)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    user: str
+    channel: str
+    teams: frozenset[str]
+    enterprises: frozenset[str]
+
+
 class Decision(BaseModel):
     allowed: bool
     # For the audit log only: users see one generic denial.
@@ -90,6 +110,9 @@ class Scope(BaseModel):
 
 
 class Policy(_Strict):
+    # None: the workspace the bot's token belongs to (auth.test), and only it.
+    teams: list[str] | None = None
+    enterprises: list[str] = Field(default_factory=list)
     demo_only: bool = False
     languages: dict[str, str] = Field(default_factory=dict)
     cluster_aliases: dict[str, str] = Field(default_factory=dict)
@@ -136,6 +159,23 @@ class Policy(_Strict):
             ):
                 return Decision(allowed=True, reason="allowed")
         return Decision(allowed=False, reason=f"no rule admits {scope.model_dump(exclude_none=True)}")
+
+    def admits_organisation(self, person: Organisation, *, installed_team: str | None) -> Decision:
+        """Whether the person's organisation may use the bot at all: every workspace Slack names for
+        them is listed in `teams`, or every org it names is in `enterprises`. Nothing named, or no
+        installing workspace known while `teams` is left to default: refused."""
+        teams = self.teams if self.teams is not None else [installed_team] if installed_team else []
+        if ANY in teams:
+            return Decision(allowed=True, reason="allowed")
+        if person.teams and person.teams <= set(teams):
+            return Decision(allowed=True, reason="allowed")
+        if person.enterprises and person.enterprises <= set(self.enterprises):
+            return Decision(allowed=True, reason="allowed")
+        named = sorted(person.teams | person.enterprises)
+        return Decision(
+            allowed=False,
+            reason=f"organisation {'/'.join(named) or 'unknown'} is not admitted (teams, enterprises)",
+        )
 
     def lang_for(self, channel: str) -> str | None:
         return self.languages.get(channel)

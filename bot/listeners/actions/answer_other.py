@@ -1,4 +1,5 @@
-"""'Type another value…': open a modal at once (the trigger id lives 3 seconds)."""
+"""'Type another value…': open a modal at once (the trigger id lives 3 seconds), only for the
+question's asker in the question's channel (as the choice buttons answer)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ from slack_sdk.errors import SlackClientError
 from blocks.labels import label
 from blocks.messages import notice
 from blocks.prompts import answer_modal
+from bot import access
+from bot.answers import refused_answer
+from bot.audit import audit
 from bot.conversation import channel_lang, ui_lang
 from bot.listeners.actions.common import clicker
 from bot.runtime import runtime_of
@@ -23,11 +27,25 @@ def answer_other(
     ack()
     runtime = runtime_of(context)
     user, channel = clicker(body)
+    tell = Notifier(client, channel=channel, user=user).tell
     pending = runtime.services.store.get_pending(str(action.get("value") or ""))
     if pending is None or pending.question is None:
         runtime.services.worker.chat(
-            Notifier(client, channel=channel, user=user).tell,
-            notice(label("already_answered", channel_lang(runtime.services, channel))),
+            tell, notice(label("already_answered", channel_lang(runtime.services, channel)))
+        )
+        return
+    refusal = access.answer_refusal(pending, user=user, channel=channel)
+    if refusal is not None:
+        audit(
+            "answer",
+            user=user,
+            channel=channel,
+            what=pending.draft.describe(),
+            outcome="refused",
+            reason=refusal,
+        )
+        runtime.services.worker.chat(
+            tell, refused_answer(refusal, lang=channel_lang(runtime.services, channel))
         )
         return
     lang = ui_lang(
@@ -39,10 +57,14 @@ def answer_other(
     try:
         modal_client(client).views_open(
             trigger_id=str(body.get("trigger_id")),
-            view=answer_modal(pending_id=pending.id, prompt=pending.question.prompt, lang=lang),
+            view=answer_modal(
+                pending_id=pending.id,
+                prompt=pending.question.prompt,
+                lang=lang,
+                channel=pending.place.channel,
+            ),
         )
     except (SlackClientError, OSError) as exc:
         runtime.services.worker.chat(
-            Notifier(client, channel=channel, user=user).tell,
-            notice(label("post_failed", lang, error=slack_error(exc)), emoji=":warning:"),
+            tell, notice(label("post_failed", lang, error=slack_error(exc)), emoji=":warning:")
         )

@@ -1,4 +1,6 @@
-"""A typed answer (modal): checked in the ack, so a bad value keeps the modal open with the reason."""
+"""A typed answer (modal): checked in the ack, so a refused sender or a bad value keeps the modal
+open with the reason. The sender and the channel the modal was opened from are checked against the
+question's again (as the choice buttons are), whatever the modal's metadata says."""
 
 from __future__ import annotations
 
@@ -9,6 +11,8 @@ from slack_sdk import WebClient
 
 from blocks.labels import label
 from blocks.prompts import ANSWER_INPUT_BLOCK
+from bot import access
+from bot.audit import audit
 from bot.jobs import AnswerJob
 from bot.listeners.views.common import is_identifier, metadata, submitted_value
 from bot.runtime import runtime_of, submit
@@ -18,14 +22,31 @@ def answer_form(
     ack: Ack, body: dict[str, Any], view: dict[str, Any], client: WebClient, context: BoltContext
 ) -> None:
     value = submitted_value(view)
-    if not is_identifier(value):
-        ack(
-            response_action="errors",
-            errors={ANSWER_INPUT_BLOCK: label("modal_invalid", str(metadata(view).get("lang") or "en"))},
-        )
-        return
-    ack()
-    pending_id = str(metadata(view).get("pending") or "")
+    meta = metadata(view)
+    lang = str(meta.get("lang") or "en")
+    pending_id = str(meta.get("pending") or "")
+    channel = str(meta.get("channel") or "") or None
     user = str((body.get("user") or {}).get("id") or "")
     runtime = runtime_of(context)
-    submit(runtime, client, AnswerJob(pending_id=pending_id, value=value, user=user, channel=None))
+    pending = runtime.services.store.get_pending(pending_id)
+    refusal = (
+        access.answer_refusal(pending, user=user, channel=channel)
+        if pending is not None and pending.question is not None
+        else None
+    )
+    if pending is not None and refusal is not None:
+        ack(response_action="errors", errors={ANSWER_INPUT_BLOCK: label(refusal, lang)})
+        audit(
+            "answer",
+            user=user,
+            channel=channel or "",
+            what=pending.draft.describe(),
+            outcome="refused",
+            reason=refusal,
+        )
+        return
+    if not is_identifier(value):
+        ack(response_action="errors", errors={ANSWER_INPUT_BLOCK: label("modal_invalid", lang)})
+        return
+    ack()
+    submit(runtime, client, AnswerJob(pending_id=pending_id, value=value, user=user, channel=channel))
