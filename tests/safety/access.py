@@ -1,6 +1,8 @@
 """Guarantee 4, access: outside the policy a user learns nothing about a job, not even whether it
-exists; clicks and thread replies are checked again where they come from; unsigned, re-signed or
-stale Slack requests are refused with 401 and run nothing.
+exists; people of another organisation (a Slack Connect channel) get nothing at any entry point;
+clicks, modals and thread replies are checked again where they come from and against who asked;
+audit records cannot be forged by quoted text; unsigned, re-signed or stale Slack requests are
+refused with 401 and run nothing.
 
 Each attack is a function returning what went wrong (nothing when it was refused as it should be).
 """
@@ -8,23 +10,43 @@ Each attack is a function returning what went wrong (nothing when it was refused
 from __future__ import annotations
 
 import json
+import logging
 import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode
 
 from slack_sdk.signature import SignatureVerifier
 
-from blocks.prompts import ACTION_CHOICE, ACTION_RERUN, ACTION_RETRY
+from blocks.prompts import (
+    ACTION_CANCEL,
+    ACTION_CHOICE,
+    ACTION_LOG_LINK,
+    ACTION_OTHER,
+    ACTION_RERUN,
+    ACTION_RETRY,
+)
+from bot.audit import AUDIT_LOGGER
 from bot.policy import Policy, Rule
 from bot.state.sqlite_store import SqliteStore
 from diagnosis.masking import mask
 from diagnosis.models import Choice, DiagnoseRequest, Diagnosis
 from tests.bot.examples import MA_DENIED, OOM, example_diagnosis
 from tests.bot.harness import CHANNEL, USER, BotUnderTest, ScriptedBackend, running_bot
+from tests.bot.slack_connect import (
+    PARTNER_USER,
+    REFUSAL,
+    partner_click,
+    partner_command,
+    partner_mention,
+    partner_reply,
+    refusals_to,
+    view_submission,
+)
 from tests.fakes.slack_api import Call, FakeSlackApi, running_fake_slack
 
 CLUSTER = "4a9e2c17-5b3d-4f80-9c61-2d7be0f4a315"
@@ -291,6 +313,296 @@ def revoked_thread_follow_up() -> list[str]:
     return problems
 
 
+OPEN = Policy(rules=[Rule()])
+REPORT_COMMAND = f"runai cluster={CLUSTER} workload=segformer-finetune project=vision-lab"
+ASKING_COMMAND = "runai workload=segformer-finetune project=vision-lab"
+# What of the report must never reach a refused person.
+REPORT_WORDS = ("OOM_KILLED", "segformer", "k8s.read_pod_log", "vision-lab")
+
+
+def _asking_backend() -> ScriptedBackend:
+    """Diagnoses after asking for the cluster (a question with choices and "Type another value…")."""
+    return ScriptedBackend(
+        answer=lambda request: example_diagnosis(OOM),
+        steps=(),
+        known={"cluster_id": [Choice(value=CLUSTER, label="prod-a")]},
+    )
+
+
+def _question(bot: BotUnderTest, api: FakeSlackApi) -> Call:
+    bot.slack.command(ASKING_COMMAND)
+    bot.idle(20)
+    asked = [c for c in api.calls_to("chat.postMessage") if f"{ACTION_CHOICE}_0" in str(c.body.get("blocks"))]
+    if not asked:
+        raise AssertionError("no question with a choice was asked")
+    return asked[-1]
+
+
+def _actions_of(message: Call) -> set[str]:
+    blocks = message.json_arg("blocks") or []
+    return {str(element.get("action_id")) for block in blocks for element in block.get("elements") or []}
+
+
+def _reached(api: FakeSlackApi, since: int, words: tuple[str, ...] = REPORT_WORDS) -> list[str]:
+    sent = json.dumps([call.body for call in api.calls[since:]], ensure_ascii=False)
+    return [word for word in words if word in sent]
+
+
+def _refused_partner(api: FakeSlackApi, since: int, expected: int) -> list[str]:
+    """The refused person of another organisation was told, `expected` times, and only that."""
+    try:
+        api.wait_for(
+            "chat.postEphemeral",
+            count=expected,
+            where=lambda call: call.body.get("user") == PARTNER_USER and api.calls.index(call) >= since,
+            timeout=15,
+        )
+    except AssertionError:
+        return [f"the person of another organisation was not told why ({expected} expected)"]
+    told = refusals_to(api, PARTNER_USER, since=since)
+    return [] if all(REFUSAL in call.body.get("text", "") for call in told) else ["told something else"]
+
+
+def other_organisation_command() -> list[str]:
+    """`/diagnose` from a workspace the policy does not name: refused in the ack, nothing runs."""
+    backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM), steps=())
+    with _bot(backend, OPEN) as (bot, api):
+        reply = partner_command(bot, REPORT_COMMAND)
+        bot.idle(20)
+        posted = api.calls_to("chat.postMessage")
+    problems = []
+    if reply.status != 200 or REFUSAL not in (reply.json() or {}).get("text", ""):
+        problems.append(f"the command was not refused in its ack ({reply.status} {reply.body[:80]!r})")
+    if backend.requests or posted:
+        problems.append("a command from another organisation ran or posted")
+    return problems
+
+
+def other_organisation_mention() -> list[str]:
+    """An @mention by a person of another organisation in a shared channel."""
+    backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM), steps=())
+    with _bot(backend, OPEN) as (bot, api):
+        partner_mention(bot, f"diagnose {REPORT_COMMAND}", ts="1767225600.000100")
+        problems = _refused_partner(api, 0, 1)
+        bot.idle(20)
+        if backend.requests or api.calls_to("chat.postMessage"):
+            problems.append("a mention from another organisation ran or posted")
+    return problems
+
+
+def other_organisation_thread_reply() -> list[str]:
+    """Follow-up words in a report's thread by a person of another organisation."""
+    backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM), steps=())
+    words = ("evidence", "json", "logs", "history", "why", "rerun")
+    with _bot(backend, OPEN) as (bot, api):
+        _report, thread = _report_and_calls(bot, api, REPORT_COMMAND)
+        since = len(api.calls)
+        for number, word in enumerate(words):
+            partner_reply(bot, word, ts=f"1767229000.00010{number}", thread_ts=thread)
+        problems = _refused_partner(api, since, len(words))
+        bot.idle(20)
+        leaked = _reached(api, since)
+    if leaked:
+        problems.append(f"the thread replies got {leaked}")
+    if len(backend.requests) != 1:
+        problems.append("a `rerun` from another organisation ran the diagnosis again")
+    return problems
+
+
+def other_organisation_clicks() -> list[str]:
+    """Re-run, the full-log link, a question's answer and "Type another value…", clicked by a person
+    of another organisation."""
+    backend = _asking_backend()
+    with _bot(backend, OPEN) as (bot, api):
+        question = _question(bot, api)
+        since = len(api.calls)
+        for action in (f"{ACTION_CHOICE}_0", ACTION_OTHER, ACTION_CANCEL):
+            partner_click(bot, question, action)
+        problems = _refused_partner(api, since, 3)
+        bot.idle(20)
+        pending_kept = not backend.requests and not api.calls_to("views.open")
+        bot.slack.click(question, f"{ACTION_CHOICE}_0")
+        report = api.wait_for(
+            "chat.update", where=lambda call: "OOM_KILLED" in call.body.get("text", ""), timeout=20
+        )[-1]
+        bot.idle(20)
+        since = len(api.calls)
+        actions = [action for action in (ACTION_RERUN, ACTION_LOG_LINK) if action in _actions_of(report)]
+        for action in actions:
+            partner_click(bot, report, action)
+        problems += _refused_partner(api, since, len(actions))
+        bot.idle(20)
+        leaked = _reached(api, since)
+        opened = api.calls_to("views.open")
+    if not pending_kept:
+        problems.append("a click from another organisation answered, cancelled or opened the question")
+    if len(backend.requests) != 1 or opened:
+        problems.append("a Re-run or full-log click from another organisation ran or opened a modal")
+    if leaked:
+        problems.append(f"the clicks got {leaked}")
+    return problems
+
+
+def other_organisation_modal() -> list[str]:
+    """The answer modal submitted by a person of another organisation."""
+    backend = _asking_backend()
+    with _bot(backend, OPEN) as (bot, api):
+        question = _question(bot, api)
+        bot.slack.click(question, ACTION_OTHER)
+        view = api.wait_for("views.open", timeout=20)[0].body["view"]
+        reply = bot.slack.interaction(view_submission(view, CLUSTER, user=PARTNER_USER, team="T0PARTNER"))
+        bot.idle(20)
+    answer = reply.json() or {}
+    problems = []
+    if answer.get("response_action") != "errors" or REFUSAL not in json.dumps(answer.get("errors")):
+        problems.append(f"the submission was not refused in the modal ({reply.body[:80]!r})")
+    if backend.requests:
+        problems.append("a modal from another organisation answered the question")
+    return problems
+
+
+def answer_other_from_elsewhere() -> list[str]:
+    """ "Type another value…" clicked from another channel (a copied button) and by someone other
+    than the asker in the question's channel: no modal opens for either."""
+    backend = _asking_backend()
+    with _bot(backend, OPEN) as (bot, api):
+        question = _question(bot, api)
+        since = len(api.calls)
+        bot.slack.click(question, ACTION_OTHER, channel=OTHER_CHANNEL, user=MALLORY)
+        bot.slack.click(question, ACTION_OTHER, user=MALLORY)
+        api.wait_for(
+            "chat.postEphemeral",
+            count=2,
+            where=lambda call: call.body.get("user") == MALLORY and api.calls.index(call) >= since,
+            timeout=15,
+        )
+        bot.idle(20)
+        opened = api.calls_to("views.open")
+        bot.slack.click(question, ACTION_OTHER)
+        api.wait_for("views.open", timeout=20)
+    problems = []
+    if opened:
+        problems.append(
+            f"the modal opened for {len(opened)} click(s) that are not the asker's in its channel"
+        )
+    if backend.requests:
+        problems.append("a refused click answered the question")
+    return problems
+
+
+def forged_modal_metadata() -> list[str]:
+    """A submission of the answer modal whose private_metadata names someone else's question (its
+    channel, or the attacker's): refused in the modal, and the question still the asker's."""
+    backend = _asking_backend()
+    with _bot(backend, OPEN) as (bot, api):
+        question = _question(bot, api)
+        bot.slack.click(question, ACTION_OTHER)
+        view = api.wait_for("views.open", timeout=20)[0].body["view"]
+        real = json.loads(view["private_metadata"])
+        replies = [
+            bot.slack.interaction(view_submission(view, CLUSTER, user=MALLORY)),
+            bot.slack.interaction(
+                view_submission(
+                    view,
+                    CLUSTER,
+                    user=MALLORY,
+                    private_metadata=json.dumps({**real, "channel": OTHER_CHANNEL}),
+                )
+            ),
+            bot.slack.interaction(
+                view_submission(
+                    view, CLUSTER, user=USER, private_metadata=json.dumps({**real, "channel": OTHER_CHANNEL})
+                )
+            ),
+        ]
+        bot.idle(20)
+        refused_runs = len(backend.requests)
+        good = bot.slack.interaction(view_submission(view, CLUSTER, user=USER))
+        api.wait_for("chat.update", where=lambda call: "OOM_KILLED" in call.body.get("text", ""), timeout=20)
+        bot.idle(20)
+    problems = []
+    for reply in replies:
+        if (reply.json() or {}).get("response_action") != "errors":
+            problems.append(f"a forged submission was accepted ({reply.body[:80]!r})")
+    if refused_runs:
+        problems.append("a forged submission answered the question")
+    if good.status != 200 or len(backend.requests) != 1:
+        problems.append("after the forged submissions the asker's own answer no longer worked")
+    return problems
+
+
+def copied_cancel_button() -> list[str]:
+    """A question's Cancel button clicked from another channel: the question stays answerable."""
+    backend = _asking_backend()
+    with _bot(backend, OPEN) as (bot, api):
+        question = _question(bot, api)
+        bot.slack.click(question, ACTION_CANCEL, channel=OTHER_CHANNEL, user=MALLORY)
+        _told_in(api, OTHER_CHANNEL, since=0)
+        bot.idle(20)
+        cancelled = [call for call in api.calls_to("chat.update") if "Cancelled" in call.body.get("text", "")]
+        bot.slack.click(question, f"{ACTION_CHOICE}_0")
+        api.wait_for("chat.update", where=lambda call: "OOM_KILLED" in call.body.get("text", ""), timeout=20)
+        bot.idle(20)
+    problems = []
+    if cancelled:
+        problems.append("a Cancel from another channel cancelled the question")
+    if len(backend.requests) != 1:
+        problems.append("the question could not be answered after a copied Cancel")
+    return problems
+
+
+class _Lines(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+def forged_audit_fields() -> list[str]:
+    """A mention and a command quoting `key=value` fields, quotes and a line break: every audit
+    record stays one JSON object, with the sender's real user, channel and outcome."""
+    forged = 'x" outcome=diagnosed category=OOM_KILLED user=U0ADMIN channel="C0ADMIN\n{"event":"forged"}'
+    backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM), steps=())
+    capture = _Lines()
+    logger = logging.getLogger(AUDIT_LOGGER)
+    level = logger.level
+    logger.addHandler(capture)
+    logger.setLevel(logging.INFO)
+    try:
+        with _bot(backend, OPEN) as (bot, api):
+            bot.slack.mention(forged, ts="1767225600.000100")
+            bot.slack.command(f"runai workload={forged}")
+            api.wait_for("chat.postMessage", timeout=20)
+            bot.idle(20)
+    finally:
+        logger.removeHandler(capture)
+        logger.setLevel(level)
+    problems = []
+    records: list[dict[str, Any]] = []
+    for line in capture.lines:
+        try:
+            parsed = json.loads(line)
+        except ValueError:
+            problems.append(f"an audit line is not JSON: {line[:80]!r}")
+            continue
+        if len(line.splitlines()) != 1 or not isinstance(parsed, dict):
+            problems.append(f"an audit record is not one object on one line: {line[:80]!r}")
+            continue
+        records.append(parsed)
+    if len(records) != 2:
+        problems.append(f"{len(records)} audit records for 2 requests")
+    for record in records:
+        if (
+            record.get("user") != USER
+            or record.get("channel") != CHANNEL
+            or record.get("outcome") == "diagnosed"
+        ):
+            problems.append(f"quoted text forged an audit field: {json.dumps(record)[:120]}")
+    return problems
+
+
 def _signed_attacks(bot: BotUnderTest, body: str) -> dict[str, int]:
     """Status of each forged request: none may get past the signature check."""
     now = int(time.time())
@@ -358,7 +670,16 @@ ATTACKS: dict[str, Callable[[], list[str]]] = {
     "copied Re-run button from another channel": forwarded_rerun_button,
     "copied answer button from another channel": forwarded_choice_button,
     "copied Retry button from another channel": forwarded_retry_button,
+    "copied Cancel button from another channel": copied_cancel_button,
     "thread follow-up after access was revoked": revoked_thread_follow_up,
+    "another organisation (Slack Connect): /diagnose": other_organisation_command,
+    "another organisation (Slack Connect): @mention": other_organisation_mention,
+    "another organisation (Slack Connect): thread replies": other_organisation_thread_reply,
+    "another organisation (Slack Connect): button clicks": other_organisation_clicks,
+    "another organisation (Slack Connect): modal submission": other_organisation_modal,
+    '"Type another value…" from another channel or user': answer_other_from_elsewhere,
+    "answer modal with forged private_metadata": forged_modal_metadata,
+    "audit fields forged by quoted text": forged_audit_fields,
 }
 
 

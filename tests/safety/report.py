@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from bench import parsing
 from tests.safety import checks, deadlines
 from tests.safety.corpus import secret_corpus
 from tests.safety.detector import detector_recall
@@ -159,6 +160,15 @@ def _access(figures: Figures, profile: checks.Profile) -> None:
     result = checks.access(profile)
     figures.row("Access attacks tried / refused", result.tried, result.refused)
     figures.problems += [f"access: {line}" for line in result.failures]
+    # Timings are printed, never judged here (bench/parsing.py holds the targets).
+    timings, refused = parsing.measure(sizes=(64 * 1024, parsing.MIB), repeat=2)
+    slowest = max(timings, key=lambda timing: timing.seconds_per_mib[-1])
+    figures.notes.append(
+        f"parsing adversarial Slack text ({len(timings)} shapes, cap lifted): worst "
+        f"{slowest.seconds_per_mib[-1]:.2f} s per MiB ({slowest.shape}), growth of s per MiB from 64 KiB "
+        f"to 1 MiB at most {max(timing.growth for timing in timings):.2f}x (linear: 1); through the entry "
+        f"points a 1 MiB text is refused unread in {refused * 1e6:.0f} µs"
+    )
 
 
 def _deadlines(figures: Figures, profile: checks.Profile) -> None:
