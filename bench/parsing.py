@@ -8,7 +8,10 @@ and to parse it as a command, with the length cap lifted so that the parsers the
 measured; then the same 1 MiB text through the capped entry points, which refuse it unread.
 
 The reference is the linear model: time per MiB must stay flat as the size grows (a quadratic
-parser's time per MiB grows with the size: 16x from 64 KiB to 1 MiB), and stay under 2 s per MiB.
+parser's time per MiB grows with the size: 4x from 1 MiB to 4 MiB), and stay under 2 s per MiB at
+1 MiB. The growth is read between the two largest sizes: below about 1 MiB the text still fits the
+CPU's caches, and time per MiB steps up once it no longer does (then stays flat: measured up to
+16 MiB), which is the memory, not the parser.
 """
 
 from __future__ import annotations
@@ -24,11 +27,11 @@ from bot.grammar import parse_command
 from bot.mentions import parse_follow_up, parse_mention, strip_mentions
 
 MIB = 1024 * 1024
-DEFAULT_SIZES = (64 * 1024, 256 * 1024, MIB)
+DEFAULT_SIZES = (256 * 1024, MIB, 4 * MIB)
 QUICK_SIZES = (16 * 1024, 64 * 1024)
 SECONDS_PER_MIB_CEILING = 2.0
-# Time per MiB at the largest size over time per MiB at the smallest: 1 for linear code; a quadratic
-# parser gives the size ratio (16 from 64 KiB to 1 MiB).
+# Time per MiB at the largest size over time per MiB at the one before: 1 for linear code; a
+# quadratic parser gives the size ratio (4 from 1 MiB to 4 MiB).
 GROWTH_CEILING = 2.0
 BOT_USER_ID = "U0DIAGBOT"
 
@@ -67,12 +70,22 @@ def capped(text: str) -> None:
     parse_mention(strip_mentions(text, BOT_USER_ID))
 
 
-def best_seconds(run: Callable[[str], None], text: str, *, repeat: int) -> float:
-    timings = []
-    for _ in range(repeat):
+# Each measurement runs at least `repeat` times and for at least this long, and keeps the fastest
+# run: a small input then gets many tries, so a moment of load on a shared machine does not read as
+# growth.
+MIN_SECONDS_PER_MEASUREMENT = 0.3
+
+
+def best_seconds(
+    run: Callable[[str], None], text: str, *, repeat: int, min_seconds: float = MIN_SECONDS_PER_MEASUREMENT
+) -> float:
+    timings: list[float] = []
+    spent = 0.0
+    while len(timings) < repeat or spent < min_seconds:
         started = time.perf_counter()
         run(text)
         timings.append(time.perf_counter() - started)
+        spent += timings[-1]
     return min(timings)
 
 
@@ -86,11 +99,17 @@ class ShapeTiming:
 
     @property
     def growth(self) -> float:
-        first, last = self.seconds_per_mib[0], self.seconds_per_mib[-1]
-        return last / first if first > 0 else float("inf")
+        """Time per MiB at the largest size over the size before (1 with a single size)."""
+        before, last = self.seconds_per_mib[-2:] if len(self.seconds_per_mib) > 1 else (1.0, 1.0)
+        return last / before if before > 0 else float("inf")
+
+    def at(self, size: int) -> float:
+        return self.seconds_per_mib[self.sizes.index(size)]
 
 
-def measure(*, sizes: tuple[int, ...], repeat: int) -> tuple[list[ShapeTiming], float]:
+def measure(
+    *, sizes: tuple[int, ...], repeat: int, min_seconds: float = MIN_SECONDS_PER_MEASUREMENT
+) -> tuple[list[ShapeTiming], float]:
     """Every shape at every size (cap lifted), and the slowest refusal of a text of the largest size
     through the capped entry points, in seconds."""
     sizes = tuple(sorted(sizes))
@@ -99,38 +118,46 @@ def measure(*, sizes: tuple[int, ...], repeat: int) -> tuple[list[ShapeTiming], 
         rates = []
         for size in sizes:
             text = shaped(unit, size)
-            seconds = best_seconds(as_mention, text, repeat=repeat) + best_seconds(
-                as_command, text, repeat=repeat
+            seconds = best_seconds(as_mention, text, repeat=repeat, min_seconds=min_seconds) + best_seconds(
+                as_command, text, repeat=repeat, min_seconds=min_seconds
             )
             rates.append(seconds / (size / MIB))
         timings.append(ShapeTiming(shape=name, sizes=sizes, seconds_per_mib=tuple(rates)))
-    refused = max(best_seconds(capped, shaped(unit, sizes[-1]), repeat=repeat) for unit in SHAPES.values())
+    refused = max(
+        best_seconds(capped, shaped(unit, sizes[-1]), repeat=repeat, min_seconds=min_seconds)
+        for unit in SHAPES.values()
+    )
     return timings, refused
 
 
-def run(*, sizes: tuple[int, ...] = DEFAULT_SIZES, repeat: int = 3) -> BenchResult:
+def run(
+    *,
+    sizes: tuple[int, ...] = DEFAULT_SIZES,
+    repeat: int = 3,
+    min_seconds: float = MIN_SECONDS_PER_MEASUREMENT,
+) -> BenchResult:
     result = BenchResult(title="parsing Slack text")
     sizes = tuple(sorted(sizes))
-    smallest, largest = _size_label(sizes[0]), _size_label(sizes[-1])
+    before, largest = _size_label(sizes[-2] if len(sizes) > 1 else sizes[0]), _size_label(sizes[-1])
+    # The 2 s per MiB target is read at 1 MiB (the size of the adversarial inputs), else the largest.
+    target_size = MIB if MIB in sizes else sizes[-1]
+    target = _size_label(target_size)
     print(f"Parsing adversarial Slack text, cap lifted (best of {repeat}); seconds per MiB at each size")
     header = f"{'shape':<22}" + "".join(f"{_size_label(size):>12}" for size in sizes) + f"{'growth':>9}"
     print(header)
     print("-" * len(header))
-    timings, refused = measure(sizes=sizes, repeat=repeat)
+    timings, refused = measure(sizes=sizes, repeat=repeat, min_seconds=min_seconds)
     for timing in timings:
         rates = "".join(f"{rate:>11.3f}s" for rate in timing.seconds_per_mib)
         print(f"{timing.shape:<22}{rates}{timing.growth:>8.2f}x")
         result.checks.append(
             Check(
-                f"{timing.shape}: s per MiB at {largest}",
-                timing.seconds_per_mib[-1],
-                SECONDS_PER_MIB_CEILING,
-                "s",
+                f"{timing.shape}: s per MiB at {target}", timing.at(target_size), SECONDS_PER_MIB_CEILING, "s"
             )
         )
         result.checks.append(
             Check(
-                f"{timing.shape}: growth of s per MiB, {smallest} to {largest}",
+                f"{timing.shape}: growth of s per MiB, {before} to {largest}",
                 timing.growth,
                 GROWTH_CEILING,
                 "x",
@@ -139,11 +166,11 @@ def run(*, sizes: tuple[int, ...] = DEFAULT_SIZES, repeat: int = 3) -> BenchResu
     print(
         f"\nThrough the capped entry points, the slowest {largest} text is refused in {refused * 1000:.3f} ms"
     )
-    slowest = max(timings, key=lambda timing: timing.seconds_per_mib[-1])
+    slowest = max(timings, key=lambda timing: timing.at(target_size))
     result.figures["worst s per MiB"] = (
-        f"{slowest.seconds_per_mib[-1]:.3f} s at {largest} ({slowest.shape}, cap lifted)"
+        f"{slowest.at(target_size):.3f} s at {target} ({slowest.shape}, cap lifted)"
     )
-    result.figures["worst growth"] = f"{max(t.growth for t in timings):.2f}x from {smallest} to {largest}"
+    result.figures["worst growth"] = f"{max(t.growth for t in timings):.2f}x from {before} to {largest}"
     result.figures["capped entry"] = f"{largest} refused in {refused * 1000:.3f} ms"
     result.print_checks()
     return result
