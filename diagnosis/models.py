@@ -265,6 +265,18 @@ class ExpectedRecurrence(BaseModel):
     window: str
 
 
+class RobustnessCase(BaseModel):
+    """A recorded answer field the real API does not return (checked against the official SDK's
+    response models): kept on purpose, to show the product reads it when it is there."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    op: str = Field(min_length=1)
+    # JSON paths in the answer, list items written `[]` (`events[].info`); a path covers its children.
+    fields: list[str] = Field(min_length=1)
+    reason: str = Field(min_length=1)
+
+
 class Expected(BaseModel):
     """The verdict a test bundle carries with it: what replaying the bundle must give.
 
@@ -286,6 +298,8 @@ class Expected(BaseModel):
     recurrence: ExpectedRecurrence | None = None
     calls: list[str] | None = None
     reason: str = Field(min_length=1)
+    # Fields of the recorded answers that the real API does not return (see RobustnessCase).
+    robustness: list[RobustnessCase] = Field(default_factory=list)
 
 
 class Bundle(_InputModel):

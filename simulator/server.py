@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -198,6 +199,40 @@ class _Server(ThreadingHTTPServer):
     allow_reuse_address = True
 
 
+EVENTS = "ListTrainingJobEvents"
+USER_DIAGNOSIS = "ShowTrainingJobUserDiagnosis"
+DEFAULT_EVENTS_LIMIT = 50  # the API's default page size; at most 100
+
+
+def _known_job(exchanges: Iterable[Exchange], args: dict[str, Any]) -> bool:
+    job = args.get("training_job_id")
+    return any(
+        item.op == "ShowTrainingJobDetails" and item.args.get("training_job_id") == job for item in exchanges
+    )
+
+
+def _event_page(body: Any, args: dict[str, Any]) -> Any:
+    """A recorded list of events served the way ModelArts pages it: `offset` is a page index
+    (0 = the first page), `limit` its size (default 50, at most 100); `total` counts them all."""
+    if not isinstance(body, dict) or not isinstance(body.get("events"), list):
+        return body
+    try:
+        limit = min(100, max(1, int(args.get("limit") or DEFAULT_EVENTS_LIMIT)))
+        page = max(0, int(args.get("offset") or 0))
+    except ValueError:
+        return body
+    events = body["events"]
+    recorded_total = body.get("total")
+    total = recorded_total if isinstance(recorded_total, int) else len(events)
+    return {
+        **body,
+        "total": max(total, len(events)),
+        "limit": limit,
+        "offset": page,
+        "events": events[page * limit : (page + 1) * limit],
+    }
+
+
 def _not_found_body(platform: str, route: Route | None) -> dict[str, Any]:
     if route is not None and route.op.startswith("k8s."):
         return {
@@ -312,8 +347,15 @@ def _handler_for(sim: SimServer) -> type[BaseHTTPRequestHandler]:
             if fault is not None and self._apply_fault(fault, table.platform, route):
                 return
             exchange = find_exchange(table.exchanges, route.op, args)
+            if exchange is None and route.op == USER_DIAGNOSIS and _known_job(table.exchanges, args):
+                # A job the platform found nothing wrong with has a diagnosis without conclusions.
+                self._json(200, {"status": "Completed", "conclusions": []})
+                return
             if exchange is None:
                 self._json(404, _not_found_body(table.platform, route))
+                return
+            if route.op == EVENTS and exchange.status == 200 and "offset" not in exchange.args:
+                self._json(200, _event_page(exchange.body, args))
                 return
             if exchange.text is not None and exchange.body is None:
                 self._send(exchange.status, exchange.text.encode("utf-8"), "text/plain; charset=utf-8")
@@ -336,6 +378,8 @@ def _handler_for(sim: SimServer) -> type[BaseHTTPRequestHandler]:
                     body=body,
                     access_key=access_key,
                     secret_key=secret_key,
+                    # The gateway refuses an X-Sdk-Date more than 15 minutes from its clock.
+                    now=datetime.now(UTC),
                 )
             )
 

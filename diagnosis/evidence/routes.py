@@ -102,7 +102,9 @@ class RouteTable:
         return None
 
     def resolve_request(self, request: httpx.Request) -> tuple[Route, dict[str, Any]] | None:
-        return self.resolve(request.method, request.url.path, request.url.query.decode(), request.content)
+        # The raw path: a path parameter holding an encoded `/` (`%2F`) stays one segment.
+        raw_path = request.url.raw_path.split(b"?", 1)[0].decode("ascii")
+        return self.resolve(request.method, raw_path, request.url.query.decode(), request.content)
 
     @property
     def ops(self) -> list[str]:

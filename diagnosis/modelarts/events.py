@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from diagnosis.evidence.source import Answer
@@ -22,10 +23,11 @@ def _event_key(item: Any) -> tuple[Any, Any] | None:
 
 
 async def fetch_events(run: Run, *, level: str | None) -> Answer:
-    """`ListTrainingJobEvents` (`limit=100`), more pages while `total` says there are more.
+    """`ListTrainingJobEvents` (`limit=100`), then every further page `total` says there is.
 
-    The API documents `offset` both as a page and as an item index: item offsets are asked and
-    duplicates dropped on (time, message), so either reading ends with every event.
+    `offset` is a page index (0 = the first page, as the SDK documents it): once the first page
+    gives `total`, the other pages are asked together, at most MAX_EVENT_PAGES in all; a limitation
+    says when events were left unread. Events are told apart by (time, message).
     """
     args: dict[str, Any] = {"training_job_id": run.job_id, "limit": EVENTS_PAGE_SIZE}
     if level:
@@ -34,27 +36,27 @@ async def fetch_events(run: Run, *, level: str | None) -> Answer:
     if not first.ok:
         return first
     page = parse_events(first.body)
-    if page is None or page.total is None or page.total <= len(page.events):
+    if page is None or page.total is None or page.total <= len(page.events) or not page.events:
         return first
     events = list(first.body.get("events") or []) if isinstance(first.body, dict) else []
+    page_size = len(events)
+    pages = -(-page.total // page_size)
+    wanted = range(1, min(pages, MAX_EVENT_PAGES))
+    answers = await asyncio.gather(*(run.source.fetch(EVENTS, **args, offset=index) for index in wanted))
     seen = {_event_key(item) for item in events if isinstance(item, dict)}
-    for _ in range(MAX_EVENT_PAGES - 1):
-        more = await run.source.fetch(EVENTS, **args, offset=len(events))
-        more_page = parse_events(more.body) if more.ok else None
-        if more_page is None:
-            run.limitations.append(run.t("limit.events_incomplete", read=len(events), total=page.total))
-            break
-        fresh = []
+    for more in answers:
+        if not more.ok or parse_events(more.body) is None:
+            continue
         for item in more.body.get("events") or [] if isinstance(more.body, dict) else []:
             key = _event_key(item)
             if key is not None and key not in seen:
                 seen.add(key)
-                fresh.append(item)
-        if not fresh:
-            break
-        events.extend(fresh)
-        if len(events) >= page.total:
-            break
+                events.append(item)
+    if len(events) < page.total:
+        message = "limit.events_cap" if pages > MAX_EVENT_PAGES else "limit.events_incomplete"
+        run.limitations.append(
+            run.t(message, read=len(events), total=page.total, pages=min(pages, MAX_EVENT_PAGES))
+        )
     body = dict(first.body)
     body["events"] = events
     return first.model_copy(update={"body": body})

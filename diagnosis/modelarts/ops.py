@@ -8,5 +8,6 @@ DETAILS = "ShowTrainingJobDetails"
 EVENTS = "ListTrainingJobEvents"
 STAGES = "ListTrainingJobStages"
 PREVIEW = "ShowTrainingJobLogsPreview"
+USER_DIAGNOSIS = "ShowTrainingJobUserDiagnosis"
 
-__all__ = ["DETAILS", "EVENTS", "PREVIEW", "SEARCH", "STAGES"]
+__all__ = ["DETAILS", "EVENTS", "PREVIEW", "SEARCH", "STAGES", "USER_DIAGNOSIS"]

@@ -76,6 +76,15 @@ class FaultRecord:
 
 
 @dataclass(frozen=True)
+class RunEnd:
+    """Why a run of the job ended, as the platform records it (`status.running_records[]`)."""
+
+    path: str
+    end_reason: str
+    end_related_task: str | None
+
+
+@dataclass(frozen=True)
 class Job:
     job_id: str | None
     name: str | None
@@ -88,6 +97,7 @@ class Job:
     fault_records: list[FaultRecord]
     code_dir: str | None
     engine_name: str | None
+    run_ends: list[RunEnd] = field(default_factory=list)
     raw: dict[str, Any] = field(repr=False, default_factory=dict)
 
     @property
@@ -140,7 +150,17 @@ def parse_job(body: Any) -> Job | None:
                 )
             )
     records: list[FaultRecord] = []
+    run_ends: list[RunEnd] = []
     for run_index, run in enumerate(_list(status.get("running_records"))):
+        end_reason = _text(_dict(run).get("end_reason"))
+        if end_reason:
+            run_ends.append(
+                RunEnd(
+                    path=f"status.running_records[{run_index}]",
+                    end_reason=end_reason,
+                    end_related_task=_text(_dict(run).get("end_related_task")),
+                )
+            )
         for index, item in enumerate(_list(_dict(run).get("recover_records"))):
             item = _dict(item)
             if item.get("fault_scenario") or item.get("reason"):
@@ -165,6 +185,7 @@ def parse_job(body: Any) -> Job | None:
         fault_records=records,
         code_dir=_text(_dict(body.get("algorithm")).get("code_dir")),
         engine_name=_text(_dict(_dict(body.get("algorithm")).get("engine")).get("engine_name")),
+        run_ends=run_ends,
         raw=body,
     )
 
@@ -428,3 +449,74 @@ def parse_preview(body: Any, text: str | None = None) -> Preview | None:
             content=text, content_field="(text)", current_size=None, full_size=None, has_more=False
         )
     return None
+
+
+# Where a conclusion of the platform's diagnosis may word what it found; the documentation names
+# `code` and `class` and leaves the rest open, so every text field it might use is read.
+_CONCLUSION_TEXT = ("description", "reason", "cause", "message", "detail", "summary", "name")
+_CONCLUSION_SOLUTION = ("solution", "suggestion", "advice")
+
+
+@dataclass(frozen=True)
+class Conclusion:
+    """One finding of `ShowTrainingJobUserDiagnosis` (`conclusions[].conclusion`)."""
+
+    index: int
+    code: str | None
+    kind: str | None  # the API's `class`
+    text: str | None
+    text_field: str | None
+    solution: str | None
+    tasks: list[str]
+
+    @property
+    def path(self) -> str:
+        return f"conclusions[{self.index}].conclusion"
+
+
+@dataclass(frozen=True)
+class UserDiagnosis:
+    """The platform's log-based diagnosis: `status` Running (still watching) or Completed, `level`
+    Fatal, Error or Warning (high, medium, low risk), and its conclusions."""
+
+    status: str | None
+    level: str | None
+    conclusions: list[Conclusion]
+
+    @property
+    def serious(self) -> bool:
+        return (self.level or "").lower() in ("fatal", "error")
+
+
+def parse_user_diagnosis(body: Any) -> UserDiagnosis | None:
+    if not isinstance(body, dict):
+        return None
+    conclusions: list[Conclusion] = []
+    for index, item in enumerate(_list(body.get("conclusions"))):
+        found = _dict(_dict(item).get("conclusion"))
+        text_field = next((key for key in _CONCLUSION_TEXT if _text(found.get(key))), None)
+        solution = next(
+            (_text(found.get(key)) for key in _CONCLUSION_SOLUTION if _text(found.get(key))), None
+        )
+        tasks = [
+            task
+            for source in _list(_dict(item).get("sources"))
+            for task in [_text(_dict(source).get("task")) or _text(_dict(source).get("task_id"))]
+            if task
+        ]
+        if not found:
+            continue
+        conclusions.append(
+            Conclusion(
+                index=index,
+                code=_text(found.get("code")),
+                kind=_text(found.get("class")),
+                text=_text(found.get(text_field)) if text_field else None,
+                text_field=text_field,
+                solution=solution,
+                tasks=tasks,
+            )
+        )
+    return UserDiagnosis(
+        status=_text(body.get("status")), level=_text(body.get("level")), conclusions=conclusions
+    )

@@ -35,13 +35,24 @@ def note_preview_failure(run: Run, task: str, answer: Answer) -> None:
     run.limitations.append(run.t("limit.preview_failed", task=task, failure=answer.describe_failure()))
 
 
+def fetch_previews(run: Run, job: Job, tasks: Sequence[str]) -> list[Awaitable[Answer]]:
+    """The previews of (at most 8 of) the tasks, to be awaited with the other calls of their round."""
+    return [fetch_preview(run, job, task) for task in tasks[:MAX_PREVIEWS]]
+
+
 async def log_signals(run: Run, job: Job, tasks: Sequence[str]) -> list[Signal]:
     """Read the tasks' previews concurrently; the signals their lines give."""
+    answers = await asyncio.gather(*fetch_previews(run, job, tasks))
+    return read_previews(run, tasks, answers)
+
+
+def read_previews(run: Run, tasks: Sequence[str], answers: Sequence[Answer]) -> list[Signal]:
+    """What the previews of `tasks` (the first 8 were asked) say; limitations for what they miss."""
     t = run.t
     if not tasks:
         run.limitations.append(t("limit.no_task_ids"))
         return []
-    answers = await asyncio.gather(*(fetch_preview(run, job, task) for task in tasks))
+    tasks = cap_tasks(run, list(tasks))
     signals: list[Signal] = []
     for task, answer in zip(tasks, answers, strict=True):
         if not answer.ok:

@@ -18,6 +18,7 @@ GET_CALLS = (
     "ListTrainingJobStages",
     "ShowTrainingJobLogsPreview",
     "ShowTrainingJobMetrics",
+    "ShowTrainingJobUserDiagnosis",
 )
 LIST_CALLS = ("ListTrainingJobs", "ListTrainingJobTasks")
 

@@ -84,6 +84,9 @@ ROUTES = RouteTable(
         # The 5-minute full-log link: fetched on demand only (logurl.py), never in a diagnosis (M2).
         Route("ShowObsUrlOfTrainingJobLogs", "GET", JOB + "/tasks/{task_id}/logs/url"),
         Route("ShowTrainingJobMetrics", "GET", JOB + "/metrics/{task_id}"),
+        # The platform's own log-based diagnosis of the job (documented API, not in the SDK yet):
+        # https://support.huaweicloud.com/api-modelarts/ShowTrainingJobUserDiagnosis.html
+        Route("ShowTrainingJobUserDiagnosis", "GET", JOB + "/diagnosis"),
         Route("ShowTrainingJobDetails", "GET", JOB),
     ]
 )
@@ -98,5 +101,6 @@ DIAGNOSIS_OPS = frozenset(
         "ListTrainingJobTasks",
         "ShowTrainingJobLogsPreview",
         "ShowTrainingJobMetrics",
+        "ShowTrainingJobUserDiagnosis",
     }
 )

@@ -16,6 +16,7 @@ only name the cause when nothing else does.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -316,6 +317,10 @@ RULES: tuple[Rule, ...] = (
             r"exceed(ed|s)? (the )?(max(imum)? )?(running|run|execution|training) (time|duration)"
             r"|(running|run|execution) time (limit )?(exceeded|reached)|max_running_time|time limit (exceeded|reached)"
             r"|(training )?job .*timed? ?out|运行时长超过|运行超时"
+            # The platform's stop event ("The training job has been stopped. (Maximum running
+            # duration: 3 hours)") and end reasons spelt as identifiers (`JobTimeout`, `job_timeout`).
+            r"|max(imum)? running duration|最大运行时长|running[ _]duration[ _](exceeded|limit)"
+            r"|\bjob[ _-]?time[ _-]?out\b|\btrain(ing)?[ _-]?time[ _-]?out\b"
         ),
         fixes=("raise_time_limit", "checkpoint_resume"),
     ),
@@ -418,6 +423,18 @@ GENERIC_EXCEPTION = Rule(
     prefilter=False,
 )
 
+# The runbook's `Timeout` phase (the v2 API has no such phase): it points at the time limit, but
+# only an event or a run's end reason states it, so alone it is the most likely cause, not certain.
+TIMEOUT_PHASE_RULE = Rule(
+    name="timeout_phase",
+    category="JOB_TIMEOUT",
+    pattern=re.compile(r"$^"),
+    prefilter=False,
+    direct=False,
+    meaning="meaning.time_limit",
+    fixes=("raise_time_limit", "checkpoint_resume"),
+)
+
 # A platform analysis whose description no row recognises: HIGH (the platform says so), UNKNOWN.
 ANALYSIS_RULE = Rule(name="platform_analysis", category="UNKNOWN", pattern=re.compile(r"$^"), prefilter=False)
 
@@ -480,6 +497,11 @@ def rule_hits(text: str) -> list[LineHit]:
             if len(hits) >= MAX_RULE_HITS:
                 break
     return hits
+
+
+def indirect(rule: Rule) -> Rule:
+    """The same row, only pointing at the failure (a low-risk platform finding names it so)."""
+    return dataclasses.replace(rule, direct=False)
 
 
 def category_rank(category: Category) -> int:

@@ -16,17 +16,26 @@ from typing import Literal
 
 from diagnosis.logs.scan import parse_timestamp, parse_traceback, scan_text
 from diagnosis.modelarts import rules
-from diagnosis.modelarts.parse import Event, Job, Preview, read_time
+from diagnosis.modelarts.parse import Event, Job, Preview, UserDiagnosis, read_time
 from diagnosis.models import Category
 
 DETAILS = "ShowTrainingJobDetails"
 EVENTS = "ListTrainingJobEvents"
 PREVIEW = "ShowTrainingJobLogsPreview"
+USER_DIAGNOSIS = "ShowTrainingJobUserDiagnosis"
 EXCERPT_CHARS = 600
 
-SignalKind = Literal["message", "analysis", "record", "phase", "event", "log"]
+SignalKind = Literal["message", "analysis", "run_end", "record", "phase", "event", "log"]
 # At equal strength the runbook's A-E order: messages and the platform's analysis, then events, logs.
-KIND_ORDER: dict[str, int] = {"message": 0, "analysis": 1, "record": 2, "phase": 3, "event": 4, "log": 5}
+KIND_ORDER: dict[str, int] = {
+    "message": 0,
+    "analysis": 1,
+    "run_end": 2,
+    "record": 3,
+    "phase": 4,
+    "event": 5,
+    "log": 6,
+}
 
 ANALYSIS_RULE = rules.ANALYSIS_RULE
 
@@ -242,15 +251,66 @@ def platform_signals(job: Job) -> list[Signal]:
                 order=index,
             )
         )
+    for index, end in enumerate(job.run_ends):
+        # The platform's reason a run ended (and the worker that ended it): a time limit, a node
+        # fault, ... stated by the platform itself.
+        matched = rules.match_line(end.end_reason)
+        if matched is None:
+            continue
+        signals.append(
+            Signal(
+                rule=matched[0],
+                kind="run_end",
+                source=DETAILS,
+                field=f"{end.path}.end_reason",
+                line=end.end_reason.strip(),
+                excerpt=shorten(end.end_reason),
+                values=matched[1],
+                task=end.end_related_task,
+                order=index,
+            )
+        )
     if job.phase == "Timeout":
         signals.append(
             Signal(
-                rule=rules.RULES_BY_NAME["time_limit"],
+                rule=rules.TIMEOUT_PHASE_RULE,
                 kind="phase",
                 source=DETAILS,
                 field="status.phase",
                 line="Timeout",
                 excerpt="Timeout",
+            )
+        )
+    return signals
+
+
+def diagnosis_signals(diagnosis: UserDiagnosis) -> list[Signal]:
+    """The platform's log-based diagnosis: each conclusion that words what it found. A Fatal or
+    Error level with a description no row recognises is still the platform's clear statement
+    (HIGH, UNKNOWN); a Warning-level conclusion only points at a cause."""
+    signals: list[Signal] = []
+    for conclusion in diagnosis.conclusions:
+        text = conclusion.text or " ".join(part for part in (conclusion.kind, conclusion.code) if part)
+        if not text:
+            continue
+        matched = rules.match_line(text)
+        if matched is None and conclusion.text is None:
+            continue
+        rule, values = matched if matched is not None else (ANALYSIS_RULE, {})
+        if not diagnosis.serious and rule.direct:
+            rule = rules.indirect(rule)
+        field = f"{conclusion.path}.{conclusion.text_field}" if conclusion.text_field else conclusion.path
+        signals.append(
+            Signal(
+                rule=rule,
+                kind="analysis",
+                source=USER_DIAGNOSIS,
+                field=field,
+                line=text.strip(),
+                excerpt=shorten(text),
+                values={**values, "solution": conclusion.solution or ""},
+                task=conclusion.tasks[0] if conclusion.tasks else None,
+                order=conclusion.index,
             )
         )
     return signals

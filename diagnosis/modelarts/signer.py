@@ -51,8 +51,14 @@ def _encode(text: str) -> str:
 
 
 def canonical_uri(path: str) -> str:
-    """Decode, re-encode each segment, and end with `/` (the request itself is sent without it)."""
-    segments = [_encode(unquote(segment)) for segment in path.split("/")]
+    """The path as sent, decoded once, split on `/`, each segment re-encoded, ending with `/`.
+
+    This is the official SDK's rule (and the gateway's): decoding comes before the split, so an
+    encoded `%2F` inside a path parameter counts as a separator; the path must be the raw one
+    sent on the wire (a literal `%` in a parameter arrives as `%25` and is decoded exactly once).
+    The request itself is sent without the trailing `/`.
+    """
+    segments = [_encode(segment) for segment in unquote(path).split("/")]
     uri = "/".join(segments)
     return uri if uri.endswith("/") else uri + "/"
 
@@ -203,7 +209,9 @@ class AkSkAuth(httpx.Auth):
             headers["X-Sdk-Date"] = self.clock().astimezone(UTC).strftime(DATE_FORMAT)
         parts = sign_parts(
             method=request.method,
-            path=request.url.path,
+            # The raw path, as sent: `url.path` is already percent-decoded, and decoding it again
+            # would sign a different path than the gateway sees.
+            path=raw_path(request.url),
             query=query,
             headers=dict(headers.items()),
             body=request.content,
@@ -211,6 +219,11 @@ class AkSkAuth(httpx.Auth):
             secret_key=self.secret_key,
         )
         headers["Authorization"] = parts.authorization
+
+
+def raw_path(url: httpx.URL) -> str:
+    """The path of a URL exactly as it is written on the wire (percent-encoding kept, no query)."""
+    return url.raw_path.split(b"?", 1)[0].decode("ascii")
 
 
 def verify_request(

@@ -24,6 +24,20 @@ ROOT = HERE.parent.parent
 DEMO_BUNDLES = ROOT / "diagnosis" / "examples" / "modelarts"
 
 
+# The shared examples were recorded before the platform's documented diagnosis call
+# (`ShowTrainingJobUserDiagnosis`) was part of the extended path: compared without it.
+USER_DIAGNOSIS = "ShowTrainingJobUserDiagnosis"
+
+
+def without_user_diagnosis(calls: list[str]) -> list[str]:
+    return [call for call in calls if call != USER_DIAGNOSIS]
+
+
+def before_user_diagnosis(report: str) -> str:
+    """A report as it read before the diagnosis call was listed among the `trainJob:get` calls."""
+    return report.replace(f"、{USER_DIAGNOSIS}", "")
+
+
 def bundle_path(name: str) -> Path:
     """A ModelArts bundle by its short name: the product's example, else a test-only bundle."""
     example = DEMO_BUNDLES / f"modelarts-{name}.bundle.json"

@@ -19,7 +19,15 @@ from diagnosis.modelarts import client as modelarts_client
 from diagnosis.modelarts.scan import run_scan
 from diagnosis.models import Bundle, Diagnosis, Exchange
 from simulator.server import Fault, SimServer
-from tests.modelarts.conftest import BUNDLES, EXAMPLES, bundle_path, load, project_of, replay
+from tests.modelarts.conftest import (
+    BUNDLES,
+    EXAMPLES,
+    bundle_path,
+    load,
+    project_of,
+    replay,
+    without_user_diagnosis,
+)
 
 AK = "SIMACCESSKEY00000000"
 SK = "sim-secret-key-for-tests"
@@ -82,7 +90,7 @@ async def test_shared_example_over_the_wire(environment: pytest.MonkeyPatch) -> 
         point_at(environment, sim, "cn-east-3")
         diagnosis = await live(bundle, retry_policy=RetryPolicy(attempts=1))
     want = json.loads((EXAMPLES / "modelarts-insufficient-info.diagnosis.json").read_text(encoding="utf-8"))
-    assert diagnosis.calls == want["calls"]
+    assert without_user_diagnosis(diagnosis.calls) == want["calls"]
     assert (diagnosis.category, diagnosis.confidence, diagnosis.fault_level) == (
         "UNKNOWN",
         "LOW",
@@ -114,7 +122,14 @@ async def test_throttling_and_5xx_are_retried(environment: pytest.MonkeyPatch) -
         assert sim.op_count("ShowTrainingJobDetails") == 2 and sim.op_count("ListTrainingJobEvents") == 3
     assert (diagnosis.category, diagnosis.confidence) == ("IMAGE_PULL_FAILED", "HIGH")
     # Retries are not repeated in `calls`: it lists the calls a diagnosis made, once each.
-    assert diagnosis.calls == ["ShowTrainingJobDetails", "ListTrainingJobEvents", "ListTrainingJobStages"]
+    # Events, stages, previews and the platform's diagnosis are asked in one round.
+    assert diagnosis.calls == [
+        "ShowTrainingJobDetails",
+        "ListTrainingJobEvents",
+        "ListTrainingJobStages",
+        "ShowTrainingJobLogsPreview",
+        "ShowTrainingJobUserDiagnosis",
+    ]
 
 
 async def test_persistent_5xx_and_timeouts_are_low(environment: pytest.MonkeyPatch) -> None:
@@ -310,3 +325,29 @@ async def test_keys_never_reach_the_logs(
     logged = "\n".join(record.getMessage() for record in caplog.records)
     assert SK not in logged
     assert SK not in json.dumps(diagnosis.to_json_dict()) and AK not in json.dumps(diagnosis.to_json_dict())
+
+
+async def test_the_simulator_pages_events_by_page_index(environment: pytest.MonkeyPatch) -> None:
+    """250 Error events recorded as one list: the stand-in serves them 100 a page (`offset` =
+    page index), the live client reads all three pages and finds the cause on the last one."""
+    bundle = recorded(environment, "error-event-image-pull")
+    events = next(item for item in bundle.exchanges if item.op == "ListTrainingJobEvents")
+    assert isinstance(events.body, dict)
+    cause = events.body["events"][0]
+    filler = [
+        {
+            "time": f"2026-06-10T01:{i // 60:02d}:{i % 60:02d}Z",
+            "level": "Error",
+            "message": f"retry {i}",
+            "source": "Job",
+        }
+        for i in range(249)
+    ]
+    events.body = {"total": 250, "limit": 100, "offset": 0, "events": [*filler, cause]}
+    with SimServer([bundle], modelarts_keys=(AK, SK)) as sim:
+        point_at(environment, sim)
+        diagnosis = await live(bundle)
+        pages = [path for method, path in sim.requests if path.endswith("/events")]
+    assert len(pages) == 3
+    assert (diagnosis.category, diagnosis.confidence) == ("IMAGE_PULL_FAILED", "HIGH")
+    assert diagnosis.calls.count("ShowTrainingJobUserDiagnosis") == 1

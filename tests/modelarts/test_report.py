@@ -10,7 +10,7 @@ import pytest
 from diagnosis.evidence.bundles import load_bundle
 from diagnosis.models import Diagnosis
 from diagnosis.render import render_markdown
-from tests.modelarts.conftest import EXAMPLES, GOLDEN, load, replay
+from tests.modelarts.conftest import EXAMPLES, GOLDEN, before_user_diagnosis, load, replay
 
 GOLDEN_NAMES = [
     "early-exit-file-not-found",
@@ -49,9 +49,8 @@ def test_zh_golden(name: str) -> None:
 @pytest.mark.parametrize("name", ["modelarts-early-exit-traceback", "modelarts-permission-denied"])
 def test_shared_example_reports_are_reproduced_byte_for_byte(name: str) -> None:
     diagnosis = replay(load_bundle(EXAMPLES / f"{name}.bundle.json"))
-    assert render_markdown(diagnosis, lang="zh") + "\n" == (EXAMPLES / f"{name}.md").read_text(
-        encoding="utf-8"
-    )
+    report = before_user_diagnosis(render_markdown(diagnosis, lang="zh"))
+    assert report + "\n" == (EXAMPLES / f"{name}.md").read_text(encoding="utf-8")
 
 
 def test_insufficient_information_variant_has_the_runbook_sections() -> None:

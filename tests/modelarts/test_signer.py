@@ -162,7 +162,9 @@ def test_content_type_case_is_signed_verbatim() -> None:
 
 
 def test_encoding_rules() -> None:
-    assert canonical_uri("/v2/p/a b/c%2Fd") == "/v2/p/a%20b/c%2Fd/"
+    # Decoded once, then split (the SDK's rule): an encoded `/` separates, an encoded `%` stays one.
+    assert canonical_uri("/v2/p/a%20b/c%2Fd") == "/v2/p/a%20b/c/d/"
+    assert canonical_uri("/v2/p/job%2541") == "/v2/p/job%2541/"
     assert canonical_query([("b", "2"), ("a", "x/y z"), ("a", "1")]) == "a=1&a=x%2Fy%20z&b=2"
 
 

@@ -13,7 +13,15 @@ import pytest
 
 from diagnosis.evidence.bundles import load_bundle
 from diagnosis.models import Diagnosis
-from tests.modelarts.conftest import BUNDLES, DEMO_BUNDLES, EXAMPLES, load, replay, variant
+from tests.modelarts.conftest import (
+    BUNDLES,
+    DEMO_BUNDLES,
+    EXAMPLES,
+    load,
+    replay,
+    variant,
+    without_user_diagnosis,
+)
 
 D, E, S, T, P = (
     "ShowTrainingJobDetails",
@@ -74,6 +82,7 @@ def test_worked_examples_replay_exactly(
     diagnosis = replay(load_bundle(EXAMPLES / f"{name}.bundle.json"))
     data = check_schema(diagnosis)
     want = json.loads((EXAMPLES / f"{name}.diagnosis.json").read_text(encoding="utf-8"))
+    data["calls"] = without_user_diagnosis(data["calls"])
     for key in EXACT_KEYS:
         assert data[key] == want[key], key
     for key, value in want["target"].items():
@@ -336,31 +345,152 @@ def test_free_text_follows_the_language(lang: str) -> None:
     assert diagnosis.signature is not None and diagnosis.signature.startswith("FileNotFoundError")
 
 
-def test_error_events_are_paged_until_total() -> None:
-    """`total` above the events returned: the next page is asked with an item offset."""
-
-    def change(data: dict[str, Any]) -> None:
-        events = data["exchanges"][1]
-        first_page = [
+def _paged_events(data: dict[str, Any], *, total: int, pages: int, cause_on: int) -> None:
+    """Error events over `pages` recorded pages of 100 (`offset` = page index), the cause on one."""
+    events = next(item for item in data["exchanges"] if item["op"] == E)
+    cause = events["body"]["events"][0]
+    data["exchanges"].remove(events)
+    for page in range(pages):
+        body_events = [
             {
-                "time": f"2026-06-10T01:00:{i % 60:02d}Z",
+                "time": f"2026-06-10T01:{page:02d}:{i % 60:02d}Z",
                 "level": "Error",
-                "message": f"retrying step {i}",
+                "message": f"retrying step {page}-{i}",
                 "source": "Job",
             }
-            for i in range(100)
+            for i in range(min(100, total - page * 100))
         ]
-        cause = events["body"]["events"][0]
-        events["body"] = {"total": 101, "limit": 100, "offset": 0, "events": first_page}
-        second = json.loads(json.dumps(events))
-        second["args"]["offset"] = 100
-        second["body"] = {"total": 101, "limit": 100, "offset": 100, "events": [cause]}
-        data["exchanges"].insert(2, second)
+        if page == cause_on:
+            body_events[-1] = cause
+        exchange = json.loads(json.dumps(events))
+        if page:
+            exchange["args"]["offset"] = page
+        exchange["body"] = {"total": total, "limit": 100, "offset": page, "events": body_events}
+        data["exchanges"].append(exchange)
+
+
+def test_error_events_are_read_page_by_page_index() -> None:
+    """`offset` is a page index (0 = first page): a cause on the third page is found."""
+    diagnosis = replay(
+        variant("error-event-image-pull", lambda data: _paged_events(data, total=250, pages=3, cause_on=2))
+    )
+    assert diagnosis.calls == [D, E, S, P, "ShowTrainingJobUserDiagnosis", E, E]
+    assert (diagnosis.category, diagnosis.confidence) == ("IMAGE_PULL_FAILED", "HIGH")
+    assert not any("事件" in item and "读取" in item for item in diagnosis.limitations)
+
+
+def test_events_past_the_page_cap_are_named_in_the_limitations() -> None:
+    diagnosis = replay(
+        variant("error-event-image-pull", lambda data: _paged_events(data, total=1234, pages=10, cause_on=0))
+    )
+    assert diagnosis.calls.count(E) == 10
+    assert "事件共 1234 条，只读取了前 10 页（1000 条）" in diagnosis.limitations
+
+
+def test_an_unreadable_events_page_is_a_limitation() -> None:
+    def change(data: dict[str, Any]) -> None:
+        _paged_events(data, total=150, pages=2, cause_on=0)
+        data["exchanges"][-1]["status"] = 500
+        data["exchanges"][-1]["body"] = {"error_code": "ModelArts.0010", "error_msg": "internal error"}
 
     diagnosis = replay(variant("error-event-image-pull", change))
-    # Events and stages are asked for together; the second events page follows the first.
-    assert diagnosis.calls == [D, E, S, E]
     assert (diagnosis.category, diagnosis.confidence) == ("IMAGE_PULL_FAILED", "HIGH")
+    assert "事件共 150 条，只读取到 100 条" in diagnosis.limitations
+
+
+def test_a_time_limit_end_reason_is_a_job_timeout_and_the_143_its_consequence() -> None:
+    """The run record's `end_reason` states the time limit: HIGH, whatever the events say."""
+
+    def change(data: dict[str, Any]) -> None:
+        status = data["exchanges"][0]["body"]["status"]
+        status["running_records"] = [
+            {
+                "start_at": 1781053260,
+                "end_at": 1781056860,
+                "start_type": "init_or_rescheduled",
+                "end_reason": "JobTimeout: the job ran past its maximum running duration",
+                "end_related_task": "worker-0",
+            }
+        ]
+        for exchange in data["exchanges"]:
+            if exchange["op"] == E:
+                exchange["body"] = {"total": 0, "limit": 100, "offset": 0, "events": []}
+
+    diagnosis = replay(variant("job-timeout", change))
+    assert (diagnosis.category, diagnosis.confidence, diagnosis.fault_level) == (
+        "JOB_TIMEOUT",
+        "HIGH",
+        "Fault",
+    )
+    assert diagnosis.measurements.exit_code == 143
+    assert any(item.field == "status.running_records[0].end_reason" for item in diagnosis.evidence)
+    assert "worker-0" in diagnosis.root_cause
+
+
+def test_the_platform_diagnosis_names_the_cause() -> None:
+    def change(data: dict[str, Any]) -> None:
+        for exchange in data["exchanges"]:
+            if exchange["op"] == "ShowTrainingJobUserDiagnosis":
+                exchange["body"] = {
+                    "status": "Completed",
+                    "level": "Fatal",
+                    "conclusions": [
+                        {
+                            "conclusion": {
+                                "code": "ModelArts.TR.0042",
+                                "class": "DataError",
+                                "description": "MoxFileNotExistsException: obs://ml-data/train/ file or directory or bucket not found",
+                            },
+                            "sources": [{"task": "worker-0"}],
+                        }
+                    ],
+                }
+
+    diagnosis = replay(variant("vague-message", change))
+    assert (diagnosis.category, diagnosis.confidence) == ("DATA_ACCESS_FAILED", "HIGH")
+    assert any(item.source == "ShowTrainingJobUserDiagnosis" for item in diagnosis.evidence)
+
+
+def test_a_warning_level_platform_diagnosis_only_points_at_the_cause() -> None:
+    def change(data: dict[str, Any]) -> None:
+        for exchange in data["exchanges"]:
+            if exchange["op"] == "ShowTrainingJobUserDiagnosis":
+                exchange["body"] = {
+                    "status": "Completed",
+                    "level": "Warning",
+                    "conclusions": [
+                        {
+                            "conclusion": {
+                                "code": "X",
+                                "class": "Disk",
+                                "description": "No space left on device",
+                            }
+                        }
+                    ],
+                }
+
+    diagnosis = replay(variant("vague-message", change))
+    assert (diagnosis.category, diagnosis.confidence) == ("CRASH_APP_ERROR", "MEDIUM")
+
+
+def test_the_platform_analysis_in_the_details_spares_the_diagnosis_call() -> None:
+    assert "ShowTrainingJobUserDiagnosis" not in replay(load("platform-analysis")).calls
+
+
+def test_no_platform_diagnosis_for_the_job_is_a_limitation_only() -> None:
+    def change(data: dict[str, Any]) -> None:
+        for exchange in data["exchanges"]:
+            if exchange["op"] == "ShowTrainingJobUserDiagnosis":
+                exchange["status"] = 404
+                exchange["body"] = {"error_code": "ModelArts.0102", "error_msg": "not found"}
+
+    before = replay(load("exit-code-139"))
+    after = replay(variant("exit-code-139", change))
+    assert (after.category, after.confidence) == (before.category, before.confidence)
+    assert after.limitations == [
+        *before.limitations,
+        "平台没有给出该作业的诊断结果（`ShowTrainingJobUserDiagnosis` 返回 404）",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -370,6 +500,8 @@ def test_error_events_are_paged_until_total() -> None:
         ("Success", "not_a_failure", None),
         ("Stopped", "out_of_scope", None),
         ("Terminating", "out_of_scope", None),
+        # The runbook's word, no v2 phase: it only points at the time limit (events and end
+        # reasons state it), so alone it is the most likely cause.
         ("Timeout", "diagnosed", "JOB_TIMEOUT"),
         ("Unknown", "out_of_scope", None),
     ],
@@ -409,3 +541,18 @@ def test_a_denied_call_on_the_running_and_pending_paths_is_permission_denied(nam
     diagnosis = replay(variant(name, change))
     assert (diagnosis.outcome, diagnosis.confidence) == ("permission_denied", "LOW")
     assert diagnosis.permissions == ["modelarts:trainJob:get", "modelarts:trainJob:list"]
+
+
+def test_the_timeout_phase_alone_is_the_most_likely_cause() -> None:
+    def change(data: dict[str, Any]) -> None:
+        data["exchanges"][0]["body"]["status"]["phase"] = "Timeout"
+        for exchange in data["exchanges"]:
+            if exchange["op"] == E:
+                exchange["body"] = {"total": 0, "limit": 100, "offset": 0, "events": []}
+
+    alone = replay(variant("job-timeout", change))
+    assert (alone.category, alone.confidence) == ("JOB_TIMEOUT", "MEDIUM")
+    stated = replay(
+        variant("job-timeout", lambda data: data["exchanges"][0]["body"]["status"].update(phase="Timeout"))
+    )
+    assert (stated.category, stated.confidence) == ("JOB_TIMEOUT", "HIGH")

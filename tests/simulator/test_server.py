@@ -101,3 +101,40 @@ def test_fault_grammar() -> None:
     assert parse_fault("k8s.read_pod=timeout")[1].timeout
     with pytest.raises(ValueError):
         parse_fault("nonsense")
+
+
+@pytest.mark.parametrize("job_id", ["job-1", "a/b", "50%", "job%41"])
+async def test_modelarts_signatures_are_checked_like_the_gateway(job_id: str) -> None:
+    """The verifier decodes the raw path once before splitting it (as the gateway and the SDK do):
+    ids holding `/` or `%` are accepted when signed right; a date 16 minutes off is refused."""
+    from diagnosis.modelarts.routes import ROUTES as MODELARTS_ROUTES
+    from diagnosis.modelarts.signer import AkSkAuth
+
+    keys = ("AKSIMULATOR000000000", "sim-secret")
+    bundle = Bundle(
+        platform="modelarts",
+        captured_at=datetime(2026, 3, 19, 8, 30, tzinfo=UTC),
+        exchanges=[
+            Exchange(
+                op="ShowTrainingJobDetails",
+                args={"project_id": "p1", "training_job_id": job_id},
+                status=200,
+                body={"status": {"phase": "Failed"}},
+            )
+        ],
+    )
+    with SimServer([bundle], modelarts_keys=keys) as sim:
+        answers = []
+        for clock in (lambda: datetime.now(UTC), lambda: datetime(2020, 1, 1, tzinfo=UTC)):
+            auth = AkSkAuth(*keys, project_id="p1", clock=clock)
+            async with httpx.AsyncClient(auth=auth) as client:
+                source = HttpSource(
+                    routes=MODELARTS_ROUTES,
+                    client=client,
+                    base_url=sim.base_url,
+                    fixed_args={"project_id": "p1"},
+                )
+                answers.append(await source.fetch("ShowTrainingJobDetails", training_job_id=job_id))
+    fresh, stale = answers
+    assert fresh.status == 200 and fresh.body == {"status": {"phase": "Failed"}}
+    assert stale.status == 401 and stale.error_code() == "APIGW.0301"
