@@ -2,8 +2,9 @@
 
 Order: the SDK's environment override `HUAWEICLOUD_SDK_REGION_MODELARTS_<REGION>` (region id
 upper-cased, `-` -> `_`; a comma-separated list takes its first entry), then the SDK's region file
-(`HUAWEICLOUD_SDK_REGIONS_FILE`, default `~/.huaweicloud/regions.yaml`), then the SDK's built-in
-table, then the public host pattern `https://modelarts.<region>.myhuaweicloud.com`.
+(`HUAWEICLOUD_SDK_REGIONS_FILE`, default `~/.huaweicloud/regions.yaml`: per service a list of
+`{id, endpoints: [...]}` or `{id, endpoint}`), then the SDK's built-in table. A region none of them
+knows is an error naming how to configure it, as the SDK's `ModelArtsRegion.value_of` refuses it.
 """
 
 from __future__ import annotations
@@ -73,7 +74,14 @@ def endpoint_for(region: str, *, env: Mapping[str, str] | None = None, home: Pat
     from_file = _endpoint_from_regions_file(region, environ, home)
     if from_file:
         return from_file
-    return KNOWN_ENDPOINTS.get(region, f"https://modelarts.{region}.myhuaweicloud.com")
+    known = KNOWN_ENDPOINTS.get(region)
+    if known is None:
+        raise ConfigError(
+            f"unknown ModelArts region {region!r}: use one of {', '.join(sorted(KNOWN_ENDPOINTS))}, "
+            f"or set {region_env_name(region)} (or a {region!r} entry under ModelArts in the region "
+            "file HUAWEICLOUD_SDK_REGIONS_FILE) to its endpoint"
+        )
+    return known
 
 
 def _endpoint_from_regions_file(region: str, env: Mapping[str, str], home: Path | None) -> str | None:
@@ -91,11 +99,18 @@ def _endpoint_from_regions_file(region: str, env: Mapping[str, str], home: Path 
         raise ConfigError(f"the region file {path} is not valid YAML") from None
     if not isinstance(data, dict):
         return None
-    # Format: {ModelArts: [{id: cn-north-4, endpoint: https://…}]}; service names are case-insensitive.
+    # {ModelArts: [{id: cn-north-4, endpoints: [https://…, …]}]} or `endpoint: https://…`; the SDK
+    # reads `endpoints` first and appends `endpoint`; service names are case-insensitive.
     for service, entries in data.items():
         if str(service).lower() != "modelarts" or not isinstance(entries, list):
             continue
         for entry in entries:
-            if isinstance(entry, dict) and entry.get("id") == region and entry.get("endpoint"):
-                return str(entry["endpoint"]).split(",")[0].strip().rstrip("/")
+            if not isinstance(entry, dict) or entry.get("id") != region:
+                continue
+            listed = entry.get("endpoints")
+            endpoints = [str(item) for item in listed if item] if isinstance(listed, list) else []
+            if entry.get("endpoint"):
+                endpoints.append(str(entry["endpoint"]))
+            if endpoints:
+                return endpoints[0].split(",")[0].strip().rstrip("/")
     return None

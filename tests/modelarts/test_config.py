@@ -56,6 +56,36 @@ def test_endpoint_from_the_sdk_region_file(tmp_path: Path) -> None:
     assert endpoint_for("cn-north-9", env=env, home=tmp_path) == "https://modelarts.example.test"
 
 
+def test_the_region_file_list_form_and_the_sdk_table(tmp_path: Path) -> None:
+    """`endpoints:` (a list) comes first, as the SDK reads it; the built-in table is the SDK's."""
+    from huaweicloudsdkmodelarts.v1.region.modelarts_region import ModelArtsRegion
+
+    from diagnosis.modelarts.settings import KNOWN_ENDPOINTS
+
+    regions = tmp_path / "regions.yaml"
+    regions.write_text(
+        "modelarts:\n  - id: cn-north-9\n    endpoints:\n      - https://a.example.test/\n"
+        "      - https://b.example.test\n    endpoint: https://c.example.test\n",
+        encoding="utf-8",
+    )
+    env = {"HUAWEICLOUD_SDK_REGIONS_FILE": str(regions)}
+    assert endpoint_for("cn-north-9", env=env, home=tmp_path) == "https://a.example.test"
+    sdk_table = {
+        region_id: region.endpoints[0] for region_id, region in ModelArtsRegion.static_fields.items()
+    }
+    assert sdk_table == KNOWN_ENDPOINTS
+
+
+def test_an_unknown_region_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(
+        ConfigError,
+        match=r"unknown ModelArts region 'xx-nowhere-9'.*HUAWEICLOUD_SDK_REGION_MODELARTS_XX_NOWHERE_9",
+    ):
+        endpoint_for("xx-nowhere-9", env={}, home=tmp_path)
+    env = {"HUAWEICLOUD_SDK_REGION_MODELARTS_XX_NOWHERE_9": "https://modelarts.example.test"}
+    assert endpoint_for("xx-nowhere-9", env=env, home=tmp_path) == "https://modelarts.example.test"
+
+
 def test_invalid_region_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="cn-north-4"):
         endpoint_for("north; rm -rf /", env={}, home=tmp_path)
