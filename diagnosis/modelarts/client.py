@@ -92,12 +92,13 @@ async def live_sources(
     deadline_seconds: float | None = None,
 ) -> AsyncIterator[SourceMaker]:
     """Signed live sources for a region; ConfigError names what is missing."""
-    found = credential_sources.resolve(region, profile=profile)
+    found = await credential_sources.resolve_with_temporary(region, profile=profile)
     base_url = endpoint_for(found.region)
+    found = await credential_sources.with_project(found)
     auth = AkSkAuth(
         found.access_key,
         found.secret_key,
-        project_id=found.project_id,
+        project_id=found.project,
         security_token=found.security_token,
     )
     async with build_client(
@@ -106,7 +107,7 @@ async def live_sources(
         yield SourceMaker(
             client=client,
             base_url=base_url,
-            fixed_args={"project_id": found.project_id, "region": found.region},
+            fixed_args={"project_id": found.project, "region": found.region},
             recorder=recorder,
             observer=observer,
             deadline_seconds=deadline_seconds,

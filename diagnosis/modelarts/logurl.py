@@ -42,14 +42,16 @@ async def fetch_log_url(
     """The task's 5-minute OBS log link. Raises ConfigError or LogUrlError with a clear reason."""
     if not job_id.strip() or not task_id.strip():
         raise LogUrlError("a job id and a task id (e.g. worker-0) are both needed")
-    found = credential_sources.resolve(region, profile=profile)
+    found = await credential_sources.resolve_with_temporary(region, profile=profile)
+    base_url = endpoint_for(found.region)
+    found = await credential_sources.with_project(found, transport=transport)
     auth = AkSkAuth(
-        found.access_key, found.secret_key, project_id=found.project_id, security_token=found.security_token
+        found.access_key, found.secret_key, project_id=found.project, security_token=found.security_token
     )
     route = ROUTES.route_for(LOG_URL_OP)
     url, _query, _body = route.build(
-        endpoint_for(found.region),
-        {"project_id": found.project_id, "training_job_id": job_id.strip(), "task_id": task_id.strip()},
+        base_url,
+        {"project_id": found.project, "training_job_id": job_id.strip(), "task_id": task_id.strip()},
     )
     async with build_client(auth=auth, transport=transport, timeout=DEFAULT_TIMEOUT) as client:
         try:

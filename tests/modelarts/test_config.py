@@ -125,13 +125,32 @@ def test_koocli_profile_gives_region_project_and_plain_keys(tmp_path: Path) -> N
     assert default_region(env={}, home=tmp_path) == "cn-east-3"
     found = resolve(None, env={}, home=tmp_path)
     assert (found.region, found.project_id, found.access_key) == ("cn-east-3", "e" * 32, "AKPLAIN")
-    # project id per region: another profile of the asked region supplies it
+
+
+def test_a_project_id_never_comes_from_another_source_than_the_keys(tmp_path: Path) -> None:
+    """Keys of one source with the project id of another would sign a request for a project the
+    keys may not belong to: without a project id of their own, it is looked up (IAM)."""
+    koocli(
+        tmp_path,
+        [
+            profile("default", "cn-east-3", "e" * 32, "AKPLAIN", "sk-plain"),
+            profile("north", "cn-north-4", "n" * 32),
+        ],
+    )
+    # The profile's keys, another region: its project id is for cn-east-3 only.
     other = resolve("cn-north-4", env={}, home=tmp_path)
-    assert other.project_id == "n" * 32
+    assert (other.access_key, other.project_id, other.project_source) == ("AKPLAIN", None, "IAM")
+    # Keys from the environment, region from a profile: the profile's project id is not theirs.
     named = resolve(
         None, profile="north", env={"HUAWEICLOUD_SDK_AK": AK, "HUAWEICLOUD_SDK_SK": SK}, home=tmp_path
     )
-    assert (named.region, named.project_id) == ("cn-north-4", "n" * 32)
+    assert (named.region, named.access_key, named.project_id) == ("cn-north-4", AK, None)
+    # Keys from the file, project id only from the file.
+    credentials = tmp_path / "creds.ini"
+    credentials.write_text("[basic]\nak = AKFROMFILE0000000000\nsk = secret-from-file\n")
+    env = {"HUAWEICLOUD_SDK_CREDENTIALS_FILE": str(credentials), "HUAWEICLOUD_SDK_PROJECT_ID": "p" * 32}
+    from_file = resolve("cn-north-4", env=env, home=tmp_path)
+    assert (from_file.access_key, from_file.project_id) == ("AKFROMFILE0000000000", None)
 
 
 def test_encrypted_profile_says_which_variables_to_set(tmp_path: Path) -> None:
@@ -143,17 +162,10 @@ def test_encrypted_profile_says_which_variables_to_set(tmp_path: Path) -> None:
     message = str(caught.value)
     assert "HUAWEICLOUD_SDK_AK" in message and "HUAWEICLOUD_SDK_SK" in message and "encrypted" in message
     assert "ciphertext" not in message
-    # Keys from the environment, region and project id still from the encrypted profile.
+    # Keys from the environment and the region from the encrypted profile; the project id is the
+    # keys' own (here none: IAM is asked).
     found = resolve(None, env={"HUAWEICLOUD_SDK_AK": AK, "HUAWEICLOUD_SDK_SK": SK}, home=tmp_path)
-    assert (found.region, found.project_id) == ("cn-north-4", "e" * 32)
-
-
-def test_region_without_project_id_names_what_to_set(tmp_path: Path) -> None:
-    koocli(tmp_path, [profile("default", "cn-north-4", "e" * 32)])
-    env = {"HUAWEICLOUD_SDK_AK": AK, "HUAWEICLOUD_SDK_SK": SK}
-    with pytest.raises(ConfigError) as caught:
-        resolve("cn-east-3", env=env, home=tmp_path)
-    assert "cn-east-3" in str(caught.value) and "HUAWEICLOUD_SDK_PROJECT_ID" in str(caught.value)
+    assert (found.region, found.project_id) == ("cn-north-4", None)
 
 
 def test_no_keys_anywhere(tmp_path: Path) -> None:
