@@ -78,6 +78,8 @@ def platform_environment(sim: SimServer, folder: Path) -> Iterator[None]:
             "HUAWEICLOUD_SDK_AK": DEMO_ACCESS_KEY,
             "HUAWEICLOUD_SDK_SK": DEMO_SECRET_KEY,
             "HUAWEICLOUD_SDK_CREDENTIALS_FILE": str(folder / "no-credentials-file"),
+            # A project id the bundle lacks is asked of the stand-in, never of the real IAM.
+            "HUAWEICLOUD_SDK_IAM_ENDPOINT": sim.base_url,
         }
     )
     try:
