@@ -1,7 +1,9 @@
 """The first call (or the name search) gave nothing to go on: not found, denied, or failed (M12).
 
-Rulings M12: a 5xx or a timeout on the first call is UNKNOWN / LOW with a retry step and a
-direction (network, or a ticket quoting the request id). A 404 (or its error codes) is not_found.
+A platform that could not be reached, or that rejected the credentials (401), is no diagnosis
+(`unreachable`, `auth_failed`); a 403 is a missing grant (permission_denied). A 5xx on the first
+call is UNKNOWN / LOW with a retry step and a ticket quoting the request id. A 404 (or its error
+codes) is not_found.
 """
 
 from __future__ import annotations
@@ -36,9 +38,39 @@ def direction_for_failure(run: Run, answer: Answer) -> str:
     return run.t("direction.ticket", status=answer.status)
 
 
+def not_asked(run: Run, answer: Answer) -> Diagnosis | None:
+    """ModelArts was never properly asked: it could not be reached (refused, DNS, TLS, timeout,
+    the deadline), or its API gateway rejected the credentials (401: a bad signature, a wrong or
+    locked key, an expired security token, a clock more than 15 minutes off). Neither is a
+    diagnosis of the job, and a 401 is no missing grant (that is a 403). None otherwise."""
+    kind = answer.failure_class()
+    if kind not in ("unreachable", "auth_failed"):
+        return None
+    t = run.t
+    run.cite_failure(answer)
+    if kind == "unreachable":
+        url = str(getattr(run.source, "base_url", "") or "?").rstrip("/")
+        seconds = float(getattr(run.source, "deadline_seconds", 0.0) or 0.0)
+        run.next_steps.append(t("next.unreachable_endpoint", url=url, region=run.region or "?"))
+        run.next_steps.append(t("next.unreachable_network"))
+        run.next_steps.append(t("next.unreachable_retry", seconds=seconds))
+        return run.result(
+            "unreachable", root_cause=t("root.unreachable", op=answer.op, failure=answer.describe_failure())
+        )
+    run.next_steps.append(t("next.auth_keys"))
+    run.next_steps.append(t("next.auth_token"))
+    run.next_steps.append(t("next.auth_clock"))
+    return run.result(
+        "auth_failed", root_cause=t("root.auth_failed", op=answer.op, failure=answer.describe_failure())
+    )
+
+
 def search_failed(run: Run, answer: Answer, name: str | None) -> Diagnosis:
     """The job search (by name, or the scan's listing) failed on its first page."""
     t = run.t
+    stopped = not_asked(run, answer)
+    if stopped is not None:
+        return stopped
     run.cite_failure(answer)
     if answer.denied:
         return permission_denied(run, answer)
@@ -55,6 +87,9 @@ def details_failure(run: Run, answer: Answer) -> Diagnosis | None:
     """`ShowTrainingJobDetails` did not answer: not found, denied (M1) or failed (M12); None if it did."""
     if answer.ok:
         return None
+    stopped = not_asked(run, answer)
+    if stopped is not None:
+        return stopped
     run.cite_failure(answer)
     if is_not_found(answer):
         region = run.region or "?"

@@ -13,6 +13,14 @@ from datetime import timedelta
 ZH: dict[str, str] = {
     # --- root causes ---
     "root.insufficient": "当前信息不足以确定根因",
+    "root.unreachable": "无法连接 ModelArts：`{op}` 没有应答（{failure}），这不是对作业的诊断",
+    "root.auth_failed": "ModelArts 的 API 网关拒绝了凭据：`{op}` 返回 {failure}，这不是对作业的诊断，也不是缺少权限",
+    "next.unreachable_endpoint": "检查区域 {region} 的 ModelArts 端点 {url} 能否从本机访问（例如 `curl -sS {url} -o /dev/null -w '%{{http_code}}'`），或用 `HUAWEICLOUD_SDK_REGION_MODELARTS_<区域>` 指定正确的端点",
+    "next.unreachable_network": "检查网络路径：主机名的 DNS、代理（`HTTPS_PROXY`、`NO_PROXY`）、防火墙，以及 TLS 证书（私有 CA 用 `SSL_CERT_FILE`）",
+    "next.unreachable_retry": "确认端点可以访问后重新运行诊断；若是诊断时限已到（`DIAGNOSE_DEADLINE_SECONDS`，当前 {seconds:g} 秒），可以调大",
+    "next.auth_keys": "核对 AK/SK：`HUAWEICLOUD_SDK_AK` 与 `HUAWEICLOUD_SDK_SK`（或凭据文件、KooCLI 配置）必须成对且未被停用或删除；连续 5 次认证失败会使该 AK 被锁定 5 分钟",
+    "next.auth_token": "使用临时凭据时，确认 `HUAWEICLOUD_SDK_SECURITY_TOKEN` 与这对 AK/SK 一起签发且尚未过期",
+    "next.auth_clock": "检查本机时钟：请求的 `X-Sdk-Date` 与网关时间相差超过 15 分钟即被拒绝（同步 NTP 后重试）",
     "root.exit_part": "，`exit_code` 为 {code}",
     "root.message_traceback": "`{field}`（任务 `{task}`{exit_part}）中的完整 traceback 以 `{line}` 结束：{meaning}",
     "root.message_line": "`{field}`（任务 `{task}`{exit_part}）包含 `{line}`：{meaning}",
@@ -222,6 +230,14 @@ ZH: dict[str, str] = {
 
 EN: dict[str, str] = {
     "root.insufficient": "The information available is not enough to determine the root cause",
+    "root.unreachable": "ModelArts could not be reached: `{op}` got no answer ({failure}); this is not a diagnosis of the job",
+    "root.auth_failed": "The ModelArts API gateway rejected the credentials: `{op}` answered {failure}; this is not a diagnosis of the job, nor a missing permission",
+    "next.unreachable_endpoint": "Check that the ModelArts endpoint of {region}, {url}, answers from this machine (for example `curl -sS {url} -o /dev/null -w '%{{http_code}}'`), or set the right one with `HUAWEICLOUD_SDK_REGION_MODELARTS_<REGION>`",
+    "next.unreachable_network": "Check the network path: DNS for the host, a proxy (`HTTPS_PROXY`, `NO_PROXY`), a firewall, and the TLS certificate (`SSL_CERT_FILE` for a private CA)",
+    "next.unreachable_retry": "Once the endpoint answers, run the diagnosis again; a deadline that ran out (`DIAGNOSE_DEADLINE_SECONDS`, {seconds:g} s now) can be raised",
+    "next.auth_keys": "Check the keys: `HUAWEICLOUD_SDK_AK` and `HUAWEICLOUD_SDK_SK` (or the credentials file, the KooCLI profile) must be a pair, not disabled or deleted; five failed authentications in a row lock the AK for 5 minutes",
+    "next.auth_token": "With temporary keys, check that `HUAWEICLOUD_SDK_SECURITY_TOKEN` was issued with this AK/SK and has not expired",
+    "next.auth_clock": "Check this machine's clock: the gateway refuses an `X-Sdk-Date` more than 15 minutes from its own (sync NTP, then retry)",
     "root.exit_part": ", `exit_code` {code}",
     "root.message_traceback": "The complete traceback in `{field}` (task `{task}`{exit_part}) ends with `{line}`: {meaning}",
     "root.message_line": "`{field}` (task `{task}`{exit_part}) contains `{line}`: {meaning}",
@@ -424,6 +440,14 @@ EN: dict[str, str] = {
 
 JA: dict[str, str] = {
     "root.insufficient": "現在の情報では根本原因を特定できません",
+    "root.unreachable": "ModelArts に接続できませんでした：`{op}` に応答がありません（{failure}）。これはジョブの診断ではありません",
+    "root.auth_failed": "ModelArts の API ゲートウェイが認証情報を拒否しました：`{op}` が {failure} を返しました。これはジョブの診断ではなく、権限不足でもありません",
+    "next.unreachable_endpoint": "リージョン {region} の ModelArts エンドポイント {url} にこのマシンから到達できるか確認してください（例：`curl -sS {url} -o /dev/null -w '%{{http_code}}'`）。正しいエンドポイントは `HUAWEICLOUD_SDK_REGION_MODELARTS_<REGION>` で指定できます",
+    "next.unreachable_network": "ネットワーク経路を確認してください：ホスト名の DNS、プロキシ（`HTTPS_PROXY`、`NO_PROXY`）、ファイアウォール、TLS 証明書（プライベート CA は `SSL_CERT_FILE`）",
+    "next.unreachable_retry": "エンドポイントに到達できることを確認してから診断を再実行してください。診断の制限時間（`DIAGNOSE_DEADLINE_SECONDS`、現在 {seconds:g} 秒）を超えた場合は延長できます",
+    "next.auth_keys": "AK/SK を確認してください：`HUAWEICLOUD_SDK_AK` と `HUAWEICLOUD_SDK_SK`（または認証情報ファイル、KooCLI プロファイル）が対になっており、無効化・削除されていないこと。認証に 5 回続けて失敗すると AK が 5 分間ロックされます",
+    "next.auth_token": "一時的な認証情報を使う場合は、`HUAWEICLOUD_SDK_SECURITY_TOKEN` がこの AK/SK と一緒に発行され、期限切れでないことを確認してください",
+    "next.auth_clock": "このマシンの時計を確認してください：`X-Sdk-Date` がゲートウェイの時刻と 15 分以上ずれていると拒否されます（NTP で同期してから再試行）",
     "root.exit_part": "、`exit_code` は {code}",
     "root.message_traceback": "`{field}`（タスク `{task}`{exit_part}）の完全なトレースバックは `{line}` で終わっています：{meaning}",
     "root.message_line": "`{field}`（タスク `{task}`{exit_part}）に `{line}` が含まれています：{meaning}",

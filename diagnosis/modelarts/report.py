@@ -145,6 +145,8 @@ FIRST_LINES = {
     "not_found": "Not found: {what}",
     "out_of_scope": "Out of scope: {what}",
     "observe": "Observe: {what}",
+    "unreachable": "Unreachable: {what}",
+    "auth_failed": "Authentication failed: {what}",
 }
 
 
@@ -301,6 +303,11 @@ def _short_subject(diagnosis: Diagnosis) -> str:
         return diagnosis.questions[0].prompt if diagnosis.questions else "job id"
     if diagnosis.outcome == "not_found":
         return diagnosis.target.job_id or diagnosis.target.name or "?"
+    if diagnosis.outcome in ("unreachable", "auth_failed"):
+        # The call that got no answer, or whose credentials were rejected.
+        return next((item.source for item in diagnosis.evidence), None) or (
+            diagnosis.calls[0] if diagnosis.calls else "?"
+        )
     return diagnosis.target.phase or "?"
 
 

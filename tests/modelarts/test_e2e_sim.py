@@ -104,9 +104,11 @@ async def test_wrong_secret_key_is_refused_by_the_gateway(environment: pytest.Mo
     with SimServer([bundle], modelarts_keys=(AK, SK)) as sim:
         point_at(environment, sim)
         diagnosis = await live(bundle)
-    assert diagnosis.outcome == "permission_denied"
+    # A bad signature is rejected credentials, not a missing grant: the keys and clock to check.
+    assert diagnosis.outcome == "auth_failed"
     assert "APIGW.0301" in diagnosis.root_cause
-    assert diagnosis.permissions == ["modelarts:trainJob:get", "modelarts:trainJob:list"]
+    assert diagnosis.permissions == []
+    assert any("X-Sdk-Date" in step for step in diagnosis.next_steps)
     assert "not-the-right-secret" not in json.dumps(diagnosis.to_json_dict())
 
 
@@ -132,7 +134,7 @@ async def test_throttling_and_5xx_are_retried(environment: pytest.MonkeyPatch) -
     ]
 
 
-async def test_persistent_5xx_and_timeouts_are_low(environment: pytest.MonkeyPatch) -> None:
+async def test_persistent_5xx_is_low_and_a_timeout_unreachable(environment: pytest.MonkeyPatch) -> None:
     bundle = recorded(environment, "early-exit-file-not-found")
     faults = {"ShowTrainingJobDetails": [Fault(status=502, times=-1)]}
     with SimServer([bundle], modelarts_keys=(AK, SK), faults=faults) as sim:
@@ -149,9 +151,18 @@ async def test_persistent_5xx_and_timeouts_are_low(environment: pytest.MonkeyPat
     ) as sim:
         point_at(environment, sim)
         timed_out = await live(bundle, timeout=httpx.Timeout(0.3), retry_policy=RetryPolicy(attempts=1))
-    assert (timed_out.category, timed_out.confidence) == ("UNKNOWN", "LOW")
+    # No answer at all is no diagnosis: the endpoint and the network to check.
+    assert (timed_out.outcome, timed_out.category, timed_out.confidence) == ("unreachable", None, None)
     assert timed_out.evidence[0].text == "timeout"
-    assert "网络" in timed_out.next_steps[-1]
+    assert sim.base_url in timed_out.next_steps[0] and "网络" in timed_out.next_steps[1]
+
+
+async def test_a_refused_connection_is_unreachable(environment: pytest.MonkeyPatch) -> None:
+    bundle = recorded(environment, "early-exit-file-not-found")
+    environment.setenv("HUAWEICLOUD_SDK_REGION_MODELARTS_CN_NORTH_4", "http://127.0.0.1:9")
+    diagnosis = await live(bundle, retry_policy=RetryPolicy(attempts=1))
+    assert diagnosis.outcome == "unreachable" and diagnosis.fault_level is None
+    assert "http://127.0.0.1:9" in diagnosis.next_steps[0]
 
 
 async def test_scan_pages_through_the_list_under_a_rate_limit(environment: pytest.MonkeyPatch) -> None:

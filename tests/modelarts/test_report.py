@@ -126,8 +126,12 @@ def test_outcomes_without_the_table_open_with_the_g13_line(name: str, first_line
 
 
 def test_template_outcomes_open_with_the_conclusion() -> None:
-    for name in ("completed", "unauthorized-401", "exit-code-139"):
+    for name in ("completed", "exit-code-139"):
         assert render_markdown(replay(load(name)), lang="zh").startswith("## 诊断结论\n")
+    # Rejected credentials are no diagnosis: the report opens with what happened.
+    assert render_markdown(replay(load("unauthorized-401")), lang="zh").startswith(
+        "Authentication failed: ShowTrainingJobDetails\n"
+    )
 
 
 def test_read_only_advice_says_so_in_the_note() -> None:

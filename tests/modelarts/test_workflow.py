@@ -176,11 +176,32 @@ def test_multi_task_consequence_is_cited_as_such() -> None:
     assert any("CUDA out of memory" in text for text in cited)
 
 
+def _forbidden(data: dict[str, Any]) -> None:
+    data["exchanges"][0]["status"] = 403
+    data["exchanges"][0]["body"] = {"error_code": "APIGW.0306", "error_msg": "API access denied"}
+
+
 def test_permission_denied_lists_the_documented_actions() -> None:
-    diagnosis = replay(load("unauthorized-401"))
+    diagnosis = replay(variant("unauthorized-401", _forbidden))
+    assert diagnosis.outcome == "permission_denied"
     assert diagnosis.permissions == ["modelarts:trainJob:get", "modelarts:trainJob:list"]
     assert not any("trainingJobs" in action or "logExport" in action for action in diagnosis.permissions)
-    assert any("401" in step for step in diagnosis.next_steps)
+
+
+@pytest.mark.parametrize("code", ["APIGW.0301", "APIGW.0303", "APIGW.0305", "APIGW.0307"])
+def test_a_401_is_rejected_credentials_with_a_keys_and_clock_checklist(code: str) -> None:
+    """A 401 from the gateway (bad signature, clock skew, app auth, an expired token) is not a
+    missing grant: no IAM advice, the keys, the token and the clock to check."""
+
+    def change(data: dict[str, Any]) -> None:
+        data["exchanges"][0]["body"]["error_code"] = code
+
+    diagnosis = replay(variant("unauthorized-401", change))
+    assert (diagnosis.outcome, diagnosis.confidence, diagnosis.fault_level) == ("auth_failed", None, None)
+    assert diagnosis.permissions == [] and diagnosis.recommendations == []
+    assert code in diagnosis.root_cause
+    steps = " ".join(diagnosis.next_steps)
+    assert "HUAWEICLOUD_SDK_AK" in steps and "SECURITY_TOKEN" in steps and "15 分钟" in steps
 
 
 def test_a_denied_later_call_stops_with_permissions() -> None:
