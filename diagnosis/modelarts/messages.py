@@ -14,11 +14,11 @@ ZH: dict[str, str] = {
     # --- root causes ---
     "root.insufficient": "当前信息不足以确定根因",
     "root.unreachable": "无法连接 ModelArts：`{op}` 没有应答（{failure}），这不是对作业的诊断",
-    "root.auth_failed": "ModelArts 的 API 网关拒绝了凭据：`{op}` 返回 {failure}，这不是对作业的诊断，也不是缺少权限",
+    "root.auth_failed": "`{op}` 被 ModelArts 的 API 网关拒绝（{failure}）：凭据未通过认证，这不是对作业的诊断，也不是缺少权限",
     "next.unreachable_endpoint": "检查区域 {region} 的 ModelArts 端点 {url} 能否从本机访问（例如 `curl -sS {url} -o /dev/null -w '%{{http_code}}'`），或用 `HUAWEICLOUD_SDK_REGION_MODELARTS_<区域>` 指定正确的端点",
     "next.unreachable_network": "检查网络路径：主机名的 DNS、代理（`HTTPS_PROXY`、`NO_PROXY`）、防火墙，以及 TLS 证书（私有 CA 用 `SSL_CERT_FILE`）",
     "next.unreachable_retry": "确认端点可以访问后重新运行诊断；若是诊断时限已到（`DIAGNOSE_DEADLINE_SECONDS`，当前 {seconds:g} 秒），可以调大",
-    "next.auth_keys": "核对 AK/SK：`HUAWEICLOUD_SDK_AK` 与 `HUAWEICLOUD_SDK_SK`（或凭据文件、KooCLI 配置）必须成对且未被停用或删除；连续 5 次认证失败会使该 AK 被锁定 5 分钟",
+    "next.auth_keys": "请核对 `HUAWEICLOUD_SDK_AK` 与 `HUAWEICLOUD_SDK_SK`（或凭据文件、KooCLI 配置）中的密钥是否成对、是否已被停用或删除；连续 5 次认证失败会使该 AK 被锁定 5 分钟",
     "next.auth_token": "使用临时凭据时，确认 `HUAWEICLOUD_SDK_SECURITY_TOKEN` 与这对 AK/SK 一起签发且尚未过期",
     "next.auth_clock": "检查本机时钟：请求的 `X-Sdk-Date` 与网关时间相差超过 15 分钟即被拒绝（同步 NTP 后重试）",
     "root.exit_part": "，`exit_code` 为 {code}",
