@@ -1,78 +1,85 @@
-"""The Bolt app factory: listeners, the runtime in the context, and Slack-retry deduplication."""
+"""The bot's parts and the Bolt app: listeners, the runtime and tasks in the context, and
+Slack-retry deduplication."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 from slack_bolt import App, BoltContext, BoltResponse
 from slack_sdk import WebClient
 
 from bot.backends import DiagnosisBackend
+from bot.background import Background
 from bot.groups import GroupMembers
-from bot.handoff import JobSink, QueuedJobs
 from bot.listeners import register
 from bot.organisations import refuse_other_organisations
 from bot.policy import Policy
+from bot.queue import Queues
 from bot.runtime import Runtime
 from bot.services import BotServices
 from bot.state.store import StateStore
-from bot.worker import Worker
+from bot.tasks import BotTasks
 from diagnosis.masking import mask
 
 log = logging.getLogger("diagnose.bot")
 
 
-def create_runtime(
+@dataclass
+class Bot:
+    """The bot's parts in one process: its runtime, its tasks (enqueued here; run here too on the
+    worker side) and its Web API client."""
+
+    runtime: Runtime
+    tasks: BotTasks
+    client: WebClient
+
+
+def create_bot(
     *,
     backend: DiagnosisBackend,
     store: StateStore,
     policy: Policy,
     client: WebClient,
-    diagnosis_slots: int = 4,
+    queues: Queues,
     max_waiting: int = 50,
     progress_interval: float = 2.0,
     now: Callable[[], Any] | None = None,
-    jobs: JobSink | None = None,
-) -> Runtime:
-    """`jobs`: where listeners hand work off (default: this process's pool). With a queue, this
-    process only acks; the work processes run the jobs and resume interrupted diagnoses."""
+) -> Bot:
+    tasks = BotTasks(queues, max_waiting=max_waiting)
     services = BotServices(
         backend=backend,
         store=store,
         policy=policy,
-        worker=Worker(diagnosis_slots=diagnosis_slots, max_waiting=max_waiting),
+        queue=tasks,
+        background=Background(),
         progress_interval=progress_interval,
         group_members=GroupMembers(client) if any(rule.usergroups for rule in policy.rules) else None,
     )
     if now is not None:
         services.now = now
-    runtime = Runtime(services, jobs=jobs)
-    if isinstance(jobs, QueuedJobs):
-        return runtime
-    # A restart loses nothing the user typed: diagnoses a stopped bot never answered run again here.
-    resumed = runtime.conversation.resume_interrupted(client)
-    if resumed:
-        log.info("resumed %d interrupted diagnoses", resumed)
-    return runtime
+    runtime = Runtime(services)
+    tasks.bind(runtime, client)
+    return Bot(runtime=runtime, tasks=tasks, client=client)
 
 
 def build_app(
-    runtime: Runtime,
+    bot: Bot,
     *,
-    client: WebClient,
     signing_secret: str | None,
     socket_mode: bool = False,
     listener_threads: int = 8,
 ) -> App:
-    """A sync Bolt App. Listeners only ack and hand off a job, so over HTTP each runs on the request's
-    own thread and the response goes out once the job is stored (never before: a web process that
-    dies after answering Slack has lost nothing). In Socket Mode acks go over the socket and the
-    listeners run on a small pool."""
+    """A sync Bolt App. Listeners only ack and enqueue a task, so over HTTP each runs on the
+    request's own thread and the response goes out once the task is queued (never before: a web
+    process that dies after answering Slack has lost nothing). In Socket Mode acks go over the
+    socket and the listeners run on a small pool."""
+    runtime = bot.runtime
     app = App(
-        client=client,
+        client=bot.client,
         signing_secret=signing_secret or "",
         process_before_response=not socket_mode,
         request_verification_enabled=not socket_mode,
@@ -84,6 +91,7 @@ def build_app(
 
     def inject_runtime(context: BoltContext, next: Callable[[], None]) -> None:
         context["runtime"] = runtime
+        context["tasks"] = bot.tasks
         next()
 
     def drop_retried_events(body: dict[str, Any], next: Callable[[], None]) -> BoltResponse | None:

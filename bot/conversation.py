@@ -38,13 +38,15 @@ from bot.pictures import post_memory_chart
 from bot.progress import ProgressReporter
 from bot.services import Asker, BotServices
 from bot.slack_client import Notifier, best_effort_client
-from bot.state.models import InflightRequest, PendingRequest, Place, ThreadRecord
-from bot.state.store import INFLIGHT_TTL_SECONDS, RESUME_LEASE_SECONDS
+from bot.state.models import AcceptedRequest, PendingRequest, Place, ThreadRecord
 from diagnosis.engine import DEFAULT_LANG
 from diagnosis.masking import mask
 from diagnosis.models import Choice, Diagnosis, Exchange, Question
 
 log = logging.getLogger("diagnose.bot")
+
+# An accepted request is answered within a day, or not at all: its "answered" claims last as long.
+ANSWERED_TTL_SECONDS = 86400
 
 # Questions whose answer a person may type (others are a fixed choice).
 FREE_TEXT_KEYS = frozenset(
@@ -137,7 +139,8 @@ class Conversation:
             return
         services = self.services
         labels = ui_lang(services, platform=draft.platform, channel=place.channel, explicit=lang)
-        if services.worker.waiting and place.status_ts:
+        waiting = services.queue.waiting()
+        if waiting and place.status_ts:
             # Said before queueing, so that it can never land after the report.
             update(
                 client,
@@ -145,8 +148,7 @@ class Conversation:
                 ts=place.status_ts,
                 message=progress_message(what=draft.describe(), user=user, lang=labels, queued=True),
             )
-        # Stored before it is queued: a bot restarted before the answer runs it again (on start).
-        inflight = InflightRequest(
+        accepted = AcceptedRequest(
             id=uuid.uuid4().hex[:20],
             draft=draft,
             place=place,
@@ -154,12 +156,7 @@ class Conversation:
             lang=lang,
             created_at=services.now(),
         )
-        services.store.put_inflight(inflight)
-        future = services.worker.diagnosis(
-            self.run, client, draft, place=place, user=user, lang=lang, inflight_id=inflight.id
-        )
-        if future is None:
-            services.store.remove_inflight(inflight.id)
+        if not services.queue.accept(accepted):
             replace_or_post(
                 client,
                 channel=place.channel,
@@ -241,71 +238,18 @@ class Conversation:
 
     # ---- the diagnosis -------------------------------------------------------------------------
 
-    def resume_interrupted(self, client: WebClient) -> int:
-        """On start: run again every diagnosis a stopped bot accepted but never answered, into its
-        placeholder. Each take-over is claimed for all replicas (a lease, RESUME_LEASE_SECONDS); returns
-        how many were queued."""
-        services = self.services
-        resumed = 0
-        for record in services.store.list_inflight():
-            if not services.store.claim(f"resume:{record.id}", ttl_seconds=RESUME_LEASE_SECONDS):
-                continue
-            what = record.draft.describe()
-            audit("diagnose", user=record.user, channel=record.place.channel, what=what, outcome="resumed")
-            future = services.worker.diagnosis(
-                self.run,
-                client,
-                record.draft,
-                place=record.place,
-                user=record.user,
-                lang=record.lang,
-                inflight_id=record.id,
-            )
-            if future is not None:
-                resumed += 1
-        return resumed
+    def run(self, client: WebClient, accepted: AcceptedRequest) -> None:
+        """A diagnoses-queue task: the workflow, with progress on the placeholder, then the answer.
 
-    def _answering(self, inflight_id: str | None) -> bool:
-        """True for the one run that answers this request (a resumed run may race the original one
-        when a replica restarts while another still runs it)."""
-        if inflight_id is None:
-            return True
-        return self.services.store.claim(f"answered:{inflight_id}", ttl_seconds=INFLIGHT_TTL_SECONDS)
-
-    def run(
-        self,
-        client: WebClient,
-        draft: RequestDraft,
-        *,
-        place: Place,
-        user: str,
-        lang: str | None,
-        inflight_id: str | None = None,
-    ) -> None:
-        """On the diagnosis pool: run the workflow, with progress on the placeholder, then deliver."""
+        A worker that dies meanwhile leaves the task to the next one, so this may run twice for one
+        request: the answer replaces the placeholder (the same message either way) and what is
+        posted anew (a message with no placeholder, the attachments, a question) is claimed once."""
         services = self.services
-        try:
-            self._run(client, draft, place=place, user=user, lang=lang, inflight_id=inflight_id)
-        finally:
-            # Answered (or dropped as answered by another run). A bot that dies never gets here.
-            if inflight_id is not None:
-                services.store.remove_inflight(inflight_id)
-
-    def _run(
-        self,
-        client: WebClient,
-        draft: RequestDraft,
-        *,
-        place: Place,
-        user: str,
-        lang: str | None,
-        inflight_id: str | None,
-    ) -> None:
-        services = self.services
+        draft, place, user, lang = accepted.draft, accepted.place, accepted.user, accepted.lang
         labels = ui_lang(services, platform=draft.platform, channel=place.channel, explicit=lang)
         reporter = ProgressReporter(
             client=best_effort_client(client),
-            worker=services.worker,
+            background=services.background,
             channel=place.channel,
             ts=place.status_ts or "",
             what=draft.describe(),
@@ -326,23 +270,34 @@ class Conversation:
             )
         except NoMatchingBundle as exc:
             reporter.close()
-            if not self._answering(inflight_id):
-                return
-            self._no_bundle(client, draft, exc, place=place, user=user, lang=labels)
+            if first_answer(services, accepted, place=place):
+                self._no_bundle(client, draft, exc, place=place, user=user, lang=labels)
             return
         except Exception as exc:
             reporter.close()
-            if not self._answering(inflight_id):
-                return
-            report_failure(
-                client, exc, activity="diagnose", what=draft.describe(), place=place, user=user, lang=labels
-            )
+            if first_answer(services, accepted, place=place):
+                report_failure(
+                    client,
+                    exc,
+                    activity="diagnose",
+                    what=draft.describe(),
+                    place=place,
+                    user=user,
+                    lang=labels,
+                )
             return
         reporter.close()
-        if not self._answering(inflight_id):
+        if not first_answer(services, accepted, place=place):
             return
         self.deliver(
-            client, result.diagnosis, draft, place=place, user=user, lang=lang, exchanges=result.exchanges
+            client,
+            result.diagnosis,
+            draft,
+            place=place,
+            user=user,
+            lang=lang,
+            exchanges=result.exchanges,
+            request_id=accepted.id,
         )
 
     def deliver(
@@ -355,8 +310,10 @@ class Conversation:
         user: str,
         lang: str | None,
         exchanges: list[Exchange] | None = None,
+        request_id: str | None = None,
     ) -> None:
-        """The report on the placeholder, the full report and the pictures in the thread."""
+        """The report on the placeholder, the full report and the pictures in the thread.
+        `request_id`: the accepted request answered (what is posted anew is posted once for it)."""
         services = self.services
         labels = ui_lang(services, platform=diagnosis.platform, channel=place.channel, explicit=lang)
         what = draft.describe()
@@ -385,6 +342,8 @@ class Conversation:
             replace_or_post(
                 client, channel=place.channel, ts=place.status_ts, thread_ts=place.thread_ts, message=message
             )
+            if not once(services, request_id, "question"):
+                return
             self.ask(
                 client,
                 draft,
@@ -427,6 +386,8 @@ class Conversation:
         shown = replace_or_post(
             client, channel=place.channel, ts=place.status_ts, thread_ts=place.thread_ts, message=message
         )
+        if not once(services, request_id, "attachments"):
+            return
         if shown is None:
             Notifier(client, channel=place.channel, user=user, thread_ts=place.thread_ts).tell(
                 notice(label("post_failed", labels, error="chat.update"), emoji=":warning:")
@@ -511,6 +472,19 @@ class Conversation:
                 lang=asker.lang or record.lang,
             ),
         )
+
+
+def once(services: BotServices, request_id: str | None, what: str) -> bool:
+    """True for the first run of an accepted request to get here (all replicas)."""
+    if request_id is None:
+        return True
+    return services.store.claim(f"answered:{request_id}:{what}", ttl_seconds=ANSWERED_TTL_SECONDS)
+
+
+def first_answer(services: BotServices, accepted: AcceptedRequest, *, place: Place) -> bool:
+    """Whether this run may answer: always into its placeholder (replacing it is the same message
+    however often it is done); without one, only the first run, since its answer is a new message."""
+    return place.status_ts is not None or once(services, accepted.id, "answer")
 
 
 def full_report(diagnosis: Diagnosis, *, lang: str) -> tuple[str, str]:

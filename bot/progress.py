@@ -2,7 +2,7 @@
 
 The engine calls the reporter from its own thread (a source observer before each op, a scan's
 progress callback after each job). At most one chat.update per `interval` seconds goes out (on the
-chat pool, never blocking the workflow); the latest state is sent when the interval has passed.
+background pool, never blocking the workflow); the latest state is sent when the interval has passed.
 `close()` waits for an update in flight, so the final report is never overwritten by a late
 progress line.
 """
@@ -20,7 +20,7 @@ from slack_sdk.errors import SlackApiError
 
 from blocks.kit import SlackMessage
 from blocks.progress import progress_message, scan_progress_message
-from bot.worker import Worker
+from bot.background import Background
 from diagnosis.scan import ScanProgress
 
 log = logging.getLogger("diagnose.bot")
@@ -35,14 +35,14 @@ class CoalescedUpdates(Generic[State]):
         self,
         *,
         client: WebClient,
-        worker: Worker,
+        background: Background,
         channel: str,
         ts: str,
         interval: float = 2.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.client = client
-        self.worker = worker
+        self.background = background
         self.channel = channel
         self.ts = ts
         self.interval = interval
@@ -68,7 +68,7 @@ class CoalescedUpdates(Generic[State]):
             now = self.clock()
             if now >= due:
                 self._last_sent_at = now
-                self.worker.chat(self._send)
+                self.background.run(self._send)
             elif self._timer is None:
                 self._timer = threading.Timer(due - now, self._trailing)
                 self._timer.daemon = True
@@ -114,7 +114,7 @@ class ProgressReporter(CoalescedUpdates[str]):
         self,
         *,
         client: WebClient,
-        worker: Worker,
+        background: Background,
         channel: str,
         ts: str,
         what: str,
@@ -123,7 +123,9 @@ class ProgressReporter(CoalescedUpdates[str]):
         interval: float = 2.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        super().__init__(client=client, worker=worker, channel=channel, ts=ts, interval=interval, clock=clock)
+        super().__init__(
+            client=client, background=background, channel=channel, ts=ts, interval=interval, clock=clock
+        )
         self.what = what
         self.user = user
         self.lang = lang
@@ -139,7 +141,7 @@ class ScanProgressReporter(CoalescedUpdates[ScanProgress]):
         self,
         *,
         client: WebClient,
-        worker: Worker,
+        background: Background,
         channel: str,
         ts: str,
         what: str,
@@ -149,7 +151,9 @@ class ScanProgressReporter(CoalescedUpdates[ScanProgress]):
         interval: float = 2.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        super().__init__(client=client, worker=worker, channel=channel, ts=ts, interval=interval, clock=clock)
+        super().__init__(
+            client=client, background=background, channel=channel, ts=ts, interval=interval, clock=clock
+        )
         self.what = what
         self.user = user
         self.lang = lang

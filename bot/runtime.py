@@ -5,13 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from slack_sdk import WebClient
-
 from bot.answers import Answers
 from bot.conversation import Conversation
 from bot.followups import FollowUps
-from bot.handoff import JobSink, LocalJobs
-from bot.jobs import Job
 from bot.scans import Scans
 from bot.services import BotServices
 
@@ -23,12 +19,8 @@ class Runtime:
     followups: FollowUps = field(init=False)
     scans: Scans = field(init=False)
     answers: Answers = field(init=False)
-    # Where listeners hand their work: this process's pool, or the store's queue (HTTP mode).
-    jobs: JobSink | None = None
 
     def __post_init__(self) -> None:
-        if self.jobs is None:
-            self.jobs = LocalJobs(self.services.worker)
         self.conversation = Conversation(self.services)
         self.followups = FollowUps(self.services, self.conversation)
         self.scans = Scans(self.services, self.conversation)
@@ -38,9 +30,3 @@ class Runtime:
 def runtime_of(context: Any) -> Runtime:
     found: Runtime = context["runtime"]
     return found
-
-
-def submit(runtime: Runtime, client: WebClient, job: Job) -> None:
-    """Hand a listener's work off after its ack."""
-    assert runtime.jobs is not None
-    runtime.jobs.submit(runtime, client, job)

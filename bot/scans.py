@@ -3,9 +3,9 @@
 `scan modelarts [region=…]` covers a region's abnormal training jobs; `scan runai cluster=<id>
 [project=<p>] [lookback=7d]` a cluster's (or one project's) failed workloads. The sequence:
 
-start (chat pool) → access check on what was given → rate limit → placeholder in the channel →
-the cluster asked in the thread when missing (a pending question, like a diagnosis') → the scan on
-the diagnosis pool, its progress on the placeholder (listing, then done / total, at most one update
+start (a chat task) → access check on what was given → rate limit → placeholder in the channel →
+the cluster asked in the thread when missing (a pending question, like a diagnosis') → the scan as
+a diagnoses-queue task, its progress on the placeholder (listing, then done / total, at most one update
 per interval) → access check on the whole scope → the grouped summary replaces the placeholder;
 the scan/v1 JSON and the chart go in its thread.
 
@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import uuid
 from typing import Any
 
 from slack_sdk import WebClient
@@ -29,7 +30,7 @@ from blocks.progress import scan_progress_message
 from bot import access
 from bot.audit import audit
 from bot.backends import ScanScope
-from bot.conversation import Conversation, engine_lang, ui_lang
+from bot.conversation import Conversation, engine_lang, first_answer, once, ui_lang
 from bot.failures import report_failure
 from bot.grammar import RequestDraft, ScanCommand
 from bot.messaging import replace_or_post, try_post, upload
@@ -38,7 +39,7 @@ from bot.policy import Decision, Scope
 from bot.progress import ScanProgressReporter
 from bot.services import Asker, BotServices
 from bot.slack_client import Notifier, best_effort_client
-from bot.state.models import Place
+from bot.state.models import AcceptedRequest, Place
 
 log = logging.getLogger("diagnose.bot")
 
@@ -121,7 +122,16 @@ class Scans:
             question = self.conversation.identifier_question(draft, missing[0], place=place, lang=lang)
             self.conversation.ask(client, draft, question, place=place, user=user, lang=lang, purpose="scan")
             return
-        if services.worker.diagnosis(self.run, client, draft, place=place, user=user, lang=lang) is None:
+        accepted = AcceptedRequest(
+            id=uuid.uuid4().hex[:20],
+            purpose="scan",
+            draft=draft,
+            place=place,
+            user=user,
+            lang=lang,
+            created_at=services.now(),
+        )
+        if not services.queue.accept(accepted):
             labels = ui_lang(services, platform=draft.platform, channel=place.channel, explicit=lang)
             replace_or_post(
                 client,
@@ -132,11 +142,11 @@ class Scans:
             )
             audit("scan", user=user, channel=place.channel, what=draft.describe_scan(), outcome="busy")
 
-    def run(
-        self, client: WebClient, draft: RequestDraft, *, place: Place, user: str, lang: str | None
-    ) -> None:
-        """On the diagnosis pool: the scan, its progress on the placeholder, then the summary."""
+    def run(self, client: WebClient, accepted: AcceptedRequest) -> None:
+        """A diagnoses-queue task: the scan, its progress on the placeholder, then the summary (run
+        again by the next worker if this one dies: see Conversation.run)."""
         services = self.services
+        draft, place, user, lang = accepted.draft, accepted.place, accepted.user, accepted.lang
         labels = ui_lang(services, platform=draft.platform, channel=place.channel, explicit=lang)
         what = draft.describe_scan()
         decision = access.for_scan(services, policy_scope(draft), user=user, channel=place.channel)
@@ -155,7 +165,7 @@ class Scans:
             return
         reporter = ScanProgressReporter(
             client=best_effort_client(client),
-            worker=services.worker,
+            background=services.background,
             channel=place.channel,
             ts=place.status_ts or "",
             what=what,
@@ -175,13 +185,25 @@ class Scans:
             )
         except Exception as exc:
             reporter.close()
-            report_failure(client, exc, activity="scan", what=what, place=place, user=user, lang=labels)
+            if first_answer(services, accepted, place=place):
+                report_failure(client, exc, activity="scan", what=what, place=place, user=user, lang=labels)
             return
         reporter.close()
-        self.deliver(client, result, what=what, place=place, user=user, lang=labels)
+        if first_answer(services, accepted, place=place):
+            self.deliver(
+                client, result, what=what, place=place, user=user, lang=labels, request_id=accepted.id
+            )
 
     def deliver(
-        self, client: WebClient, result: dict[str, Any], *, what: str, place: Place, user: str, lang: str
+        self,
+        client: WebClient,
+        result: dict[str, Any],
+        *,
+        what: str,
+        place: Place,
+        user: str,
+        lang: str,
+        request_id: str | None = None,
     ) -> None:
         """The summary on the placeholder; the scan/v1 JSON and the chart in its thread."""
         services = self.services
@@ -193,6 +215,8 @@ class Scans:
             thread_ts=place.thread_ts,
             message=scan_message(result, lang=lang, notes=notes),
         )
+        if not once(services, request_id, "attachments"):
+            return
         if shown is None:
             Notifier(client, channel=place.channel, user=user, thread_ts=place.thread_ts).tell(
                 notice(label("post_failed", lang, error="chat.update"), emoji=":warning:")

@@ -1,34 +1,51 @@
-"""HTTP mode: `POST /slack/events` (commands, events, interactivity) and `GET /healthz`.
+"""HTTP mode: `POST /slack/events` (commands, events, interactivity) and `GET /healthz`, on waitress.
 
-Production runs the WSGI app under gunicorn (gthread workers, a deep listen backlog) so bursts of
-Slack requests are accepted; `ThreadedServer` is the same WSGI app on a stdlib threading server
-with a deep backlog, for tests and single-process use. Bolt verifies every signature (v0 HMAC,
-300 s window) and answers 401 to a bad one.
+waitress (https://docs.pylonsproject.org/projects/waitress/) reads every request in its own I/O
+loop and hands it to a request thread only once it is complete, so clients that send headers and
+then hold the body never occupy a request thread; it refuses a body whose Content-Length is over
+the limit before reading it (413), and counts a chunked body as it comes. On top of its settings
+(connection limit, idle timeout), each request must arrive whole within REQUEST_READ_SECONDS, so
+that a client trickling a byte at a time cannot hold a connection forever. Slack sends each
+request at once, in well under a second.
 """
 
 from __future__ import annotations
 
 import json
-import socketserver
+import logging
 import threading
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from slack_bolt import App
 from slack_bolt.adapter.wsgi import SlackRequestHandler
+from waitress.adjustments import Adjustments
+from waitress.channel import HTTPChannel
+from waitress.parser import HTTPRequestParser
+from waitress.server import TcpWSGIServer
+from waitress.task import ThreadedTaskDispatcher
+
+from bot.ingress import MAX_BODY_BYTES, StartResponse, WsgiApp, answer, guarded
+from bot.state.store import StateStore
+
+log = logging.getLogger("diagnose.bot")
 
 EVENTS_PATH = "/slack/events"
 HEALTH_PATH = "/healthz"
+# A whole request (headers and body) within this; an idle kept-alive connection closed after it.
+REQUEST_READ_SECONDS = 10
+# Open connections at most; more wait in the listen backlog until one closes.
+CONNECTION_LIMIT = 512
 LISTEN_BACKLOG = 1024
-
-StartResponse = Callable[..., Any]
-WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
+MAX_HEADER_BYTES = 32 * 1024
 
 
-def wsgi_app(app: App, *, ready: Callable[[], dict[str, bool]]) -> WsgiApp:
-    """Route Slack's POSTs to Bolt; `/healthz` reports liveness and readiness (state store reachable)."""
-    slack = SlackRequestHandler(app)
+def wsgi_app(
+    app: App, *, signing_secret: str, store: StateStore, ready: Callable[[], dict[str, bool]]
+) -> WsgiApp:
+    """Slack's POSTs through bot.ingress to Bolt; `/healthz` reports readiness (its checks)."""
+    slack = guarded(SlackRequestHandler(app), signing_secret=signing_secret, store=store)
 
     def application(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         path = environ.get("PATH_INFO", "")
@@ -36,65 +53,106 @@ def wsgi_app(app: App, *, ready: Callable[[], dict[str, bool]]) -> WsgiApp:
         if path == EVENTS_PATH and method == "POST":
             return slack(environ, start_response)
         if path == HEALTH_PATH and method in ("GET", "HEAD"):
-            checks = ready()
-            healthy = all(checks.values())
-            body = json.dumps({"ok": healthy, "checks": checks}).encode()
-            status = "200 OK" if healthy else "503 Service Unavailable"
-            start_response(status, [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
-            return [body]
-        body = b'{"error": "not found"}'
-        start_response(
-            "404 Not Found", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))]
-        )
-        return [body]
+            return health(start_response, ready())
+        return answer(start_response, "404 Not Found", b'{"error": "not found"}')
 
     return application
 
 
-class _QuietHandler(WSGIRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # request bodies never reach the log
-        return
+def health(start_response: StartResponse, checks: dict[str, bool]) -> list[bytes]:
+    healthy = all(checks.values())
+    body = json.dumps({"ok": healthy, "checks": checks}).encode()
+    return answer(start_response, "200 OK" if healthy else "503 Service Unavailable", body)
 
 
-class _ThreadingWSGIServer(socketserver.ThreadingMixIn, WSGIServer):
-    daemon_threads = True
-    request_queue_size = LISTEN_BACKLOG
-    allow_reuse_address = True
+class _TimedParser(HTTPRequestParser):  # type: ignore[misc]
+    """A request being read, with the time its first bytes came."""
+
+    def __init__(self, adj: Adjustments) -> None:
+        super().__init__(adj)
+        self.started = time.time()
 
 
-class ThreadedServer:
-    """The WSGI app on a threading HTTP server: one thread per request, deep listen backlog."""
+class _Channel(HTTPChannel):  # type: ignore[misc]
+    parser_class = _TimedParser
 
-    def __init__(self, application: WsgiApp, *, host: str = "127.0.0.1", port: int = 0) -> None:
-        self.httpd = make_server(
-            host, port, application, server_class=_ThreadingWSGIServer, handler_class=_QuietHandler
+
+class _Server(TcpWSGIServer):  # type: ignore[misc]
+    channel_class = _Channel
+    read_seconds: float = REQUEST_READ_SECONDS
+
+    def maintenance(self, now: float) -> None:
+        """waitress closes connections idle for `channel_timeout`; also close those whose current
+        request has been arriving for longer than `read_seconds`."""
+        super().maintenance(now)
+        for channel in list(self.active_channels.values()):
+            reading = channel.request
+            if reading is not None and now - getattr(reading, "started", now) > self.read_seconds:
+                channel.will_close = True
+
+
+class HttpServer:
+    """The WSGI app on waitress, bound at once (port 0: any free port); `serve_forever()` in this
+    thread, or `start()` in a thread of its own."""
+
+    def __init__(
+        self,
+        application: WsgiApp,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        threads: int = 8,
+        connection_limit: int = CONNECTION_LIMIT,
+        read_seconds: float = REQUEST_READ_SECONDS,
+    ) -> None:
+        adjustments = Adjustments(
+            host=host,
+            port=port,
+            threads=threads,
+            connection_limit=connection_limit,
+            backlog=LISTEN_BACKLOG,
+            channel_timeout=max(1, int(read_seconds)),
+            cleanup_interval=1,
+            max_request_body_size=MAX_BODY_BYTES,
+            max_request_header_size=MAX_HEADER_BYTES,
+            asyncore_use_poll=True,
+            expose_tracebacks=False,
+            ident="diagnose-bot",
         )
-        self.port: int = self.httpd.server_address[1]
+        self._map: dict[int, Any] = {}
+        dispatcher = ThreadedTaskDispatcher()
+        dispatcher.set_thread_count(threads)
+        self.server = _Server(application, map=self._map, dispatcher=dispatcher, adj=adjustments)
+        self.server.read_seconds = read_seconds
         self.host = host
+        self.port: int = int(self.server.effective_port)
         self._thread: threading.Thread | None = None
 
     @property
     def url(self) -> str:
         return f"http://{self.host}:{self.port}"
 
-    def start(self) -> ThreadedServer:
-        self._thread = threading.Thread(target=self.httpd.serve_forever, name="bot-http", daemon=True)
+    def serve_forever(self) -> None:
+        self.server.run()
+
+    def start(self) -> HttpServer:
+        self._thread = threading.Thread(target=self.serve_forever, name="bot-http", daemon=True)
         self._thread.start()
         return self
 
-    def serve_forever(self) -> None:
-        self.httpd.serve_forever()
-
     def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        """Close the listening socket and every connection; the request threads finish."""
+        from waitress import wasyncore
+
+        self.server.task_dispatcher.shutdown(cancel_pending=False, timeout=5)
+        wasyncore.close_all(self._map)
         if self._thread is not None:
             self._thread.join(timeout=5)
 
 
 def prepare_worker_process() -> None:
     """Import the charting library once at start-up: its ~0.6 s import, holding the interpreter
-    lock, would otherwise land on the first OOM report and stall every ack behind it."""
+    lock, would otherwise land on the first OOM report."""
     try:
         import matplotlib
 
@@ -102,44 +160,3 @@ def prepare_worker_process() -> None:
         import matplotlib.pyplot
     except ImportError:
         pass
-
-
-def run_gunicorn(
-    load: Callable[[], WsgiApp],
-    *,
-    host: str,
-    port: int,
-    threads: int = 32,
-    workers: int = 1,
-    on_ready: Callable[[str], None] | None = None,
-) -> None:
-    """gunicorn with gthread workers; `load` builds the app inside each worker (after the fork)."""
-    from gunicorn.app.base import BaseApplication
-
-    class _Server(BaseApplication):  # type: ignore[misc]
-        def load_config(self) -> None:
-            self.cfg.set("bind", f"{host}:{port}")
-            self.cfg.set("worker_class", "gthread")
-            self.cfg.set("workers", workers)
-            self.cfg.set("threads", threads)
-            self.cfg.set("backlog", LISTEN_BACKLOG)
-            self.cfg.set("timeout", 60)
-            self.cfg.set("graceful_timeout", 30)
-            self.cfg.set("keepalive", 5)
-            self.cfg.set("accesslog", None)
-            # No runtime control socket: nothing outside the process manages this server.
-            if "control_socket_disable" in self.cfg.settings:
-                self.cfg.set("control_socket_disable", True)
-            if on_ready is not None:
-
-                def when_ready(server: Any) -> None:
-                    for listener in server.LISTENERS:
-                        on_ready(str(listener))
-
-                self.cfg.set("when_ready", when_ready)
-
-        def load(self) -> WsgiApp:
-            prepare_worker_process()
-            return load()
-
-    _Server().run()

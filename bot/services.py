@@ -6,12 +6,14 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Protocol
 
 from bot.backends import DiagnosisBackend
+from bot.background import Background
 from bot.policy import GroupMembers, Policy
 from bot.slack_client import Respond
+from bot.state.models import AcceptedRequest
 from bot.state.store import StateStore
-from bot.worker import Worker
 from diagnosis.timeutil import pinned_now
 
 
@@ -21,12 +23,23 @@ def wall_clock() -> datetime:
     return pinned_now(pinned) if pinned else datetime.now(UTC)
 
 
+class AcceptedQueue(Protocol):
+    """Where an accepted diagnosis or scan waits for a worker (bot.tasks.BotTasks)."""
+
+    def accept(self, request: AcceptedRequest) -> bool:
+        """Queued; False (nothing queued) when too many already wait."""
+        ...
+
+    def waiting(self) -> int: ...
+
+
 @dataclass
 class BotServices:
     backend: DiagnosisBackend
     store: StateStore
     policy: Policy
-    worker: Worker
+    queue: AcceptedQueue
+    background: Background
     progress_interval: float = 2.0
     now: Callable[[], datetime] = wall_clock
     # user group id → member user ids (Slack usergroups.users.list), for policy rules naming groups.

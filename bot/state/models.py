@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from bot.grammar import RequestDraft
 from diagnosis.models import Question
@@ -47,11 +47,15 @@ class ThreadRecord(BaseModel):
     created_at: datetime
 
 
-class InflightRequest(BaseModel):
-    """A diagnosis accepted and queued but not yet answered: what the user typed and where the
-    placeholder is, so that a bot restarted mid-run can run it again and answer in place."""
+class AcceptedRequest(BaseModel):
+    """A diagnosis (or scan) accepted and queued, not yet answered: what the user asked and where
+    its placeholder is. The diagnoses queue's task carries it; a worker that dies running it leaves
+    it to the next one, which answers in the same placeholder."""
+
+    model_config = ConfigDict(extra="forbid")
 
     id: str
+    purpose: Literal["diagnose", "scan"] = "diagnose"
     draft: RequestDraft
     place: Place
     user: str

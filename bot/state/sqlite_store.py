@@ -1,5 +1,5 @@
-"""SQLite store: two files (the state, and the job queue beside it), safe for several threads and
-processes: WAL, one statement or one short transaction per operation, atomic SQL.
+"""SQLite store: one file, safe for several threads and processes: WAL, one statement or one short
+transaction per operation, atomic SQL.
 
 SQLite's own busy handler sleeps 1, 2, 5, 10 … 100 ms while another process holds the write lock;
 in a burst that lands on the path that acks Slack. Here every operation retries itself instead,
@@ -15,19 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from bot.state.models import InflightRequest, PendingRequest, ThreadRecord
-from bot.state.store import (
-    EVENT_TTL_SECONDS,
-    INFLIGHT_TTL_SECONDS,
-    JOB_LEASE_SECONDS,
-    PENDING_TTL_SECONDS,
-    THREAD_TTL_SECONDS,
-    ClaimedJob,
-    Clock,
-)
+from bot.state.models import PendingRequest, ThreadRecord
+from bot.state.store import EVENT_TTL_SECONDS, PENDING_TTL_SECONDS, THREAD_TTL_SECONDS, Clock
 
-# How often an idle work process looks for a job (SQLite has no blocking read).
-JOB_POLL_SECONDS = 0.02
 # How long an operation waits for another process's write lock before it fails.
 LOCK_WAIT_SECONDS = 10.0
 
@@ -40,17 +30,8 @@ CREATE TABLE IF NOT EXISTS threads (
     channel TEXT NOT NULL, thread_ts TEXT NOT NULL, data TEXT NOT NULL, expires_at REAL NOT NULL,
     PRIMARY KEY (channel, thread_ts)
 );
-CREATE TABLE IF NOT EXISTS inflight (id TEXT PRIMARY KEY, data TEXT NOT NULL, expires_at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS hits (key TEXT NOT NULL, at REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS hits_key_at ON hits (key, at);
-"""
-# The job queue lives in a file of its own beside the state: the web processes' writes (one per
-# request, on the ack path) then never wait behind the work processes' conversation writes.
-_JOBS_SCHEMA = """
-CREATE TABLE IF NOT EXISTS jobs (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL, held_until REAL NOT NULL DEFAULT 0,
-    queued_at REAL NOT NULL DEFAULT 0, deliveries INTEGER NOT NULL DEFAULT 0
-);
 """
 
 
@@ -59,7 +40,7 @@ def _connect(path: str | Path, schema: str) -> sqlite3.Connection:
     db = sqlite3.connect(str(path), timeout=LOCK_WAIT_SECONDS, check_same_thread=False, isolation_level=None)
     db.execute("PRAGMA journal_mode=WAL")
     # WAL + NORMAL: a commit survives the process dying (what a restart needs) without an fsync per
-    # write; FULL would put a disk flush on every queued job, on the path that acks Slack.
+    # write; FULL would put a disk flush on every claim made on the path that acks Slack.
     db.execute("PRAGMA synchronous=NORMAL")
     db.executescript(schema)
     db.execute("PRAGMA busy_timeout=0")  # from here on, `_Database.run` retries
@@ -97,14 +78,6 @@ class _Database:
             self.connection.close()
 
 
-def jobs_path(path: str | Path) -> str:
-    """`state.sqlite3` → `state.jobs.sqlite3` (in memory: a second in-memory database)."""
-    if str(path) == ":memory:":
-        return ":memory:"
-    state = Path(path)
-    return str(state.with_name(f"{state.stem}.jobs{state.suffix or '.sqlite3'}"))
-
-
 class SqliteStore:
     def __init__(self, path: str | Path, *, clock: Clock = time.time) -> None:
         self.path = Path(path)
@@ -112,7 +85,6 @@ class SqliteStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self.clock = clock
         self._state = _Database(path, _SCHEMA)
-        self._queue = _Database(jobs_path(path), _JOBS_SCHEMA)
 
     def claim(self, key: str, *, ttl_seconds: int = EVENT_TTL_SECONDS) -> bool:
         now = self.clock()
@@ -185,27 +157,6 @@ class SqliteStore:
         )
         return ThreadRecord.model_validate_json(row[0]) if row else None
 
-    def put_inflight(self, record: InflightRequest, *, ttl_seconds: int = INFLIGHT_TTL_SECONDS) -> None:
-        data, expires_at = record.model_dump_json(), self.clock() + ttl_seconds
-        self._state.run(
-            lambda db: db.execute(
-                "INSERT OR REPLACE INTO inflight (id, data, expires_at) VALUES (?, ?, ?)",
-                (record.id, data, expires_at),
-            )
-        )
-
-    def remove_inflight(self, inflight_id: str) -> None:
-        self._state.run(lambda db: db.execute("DELETE FROM inflight WHERE id = ?", (inflight_id,)))
-
-    def list_inflight(self) -> list[InflightRequest]:
-        now = self.clock()
-        rows = self._state.run(
-            lambda db: db.execute(
-                "SELECT data FROM inflight WHERE expires_at > ? ORDER BY expires_at", (now,)
-            ).fetchall()
-        )
-        return [InflightRequest.model_validate_json(row[0]) for row in rows]
-
     def allow(self, key: str, *, limit: int, window_seconds: int) -> bool:
         now = self.clock()
 
@@ -226,63 +177,12 @@ class SqliteStore:
 
         return self._state.run(count_and_add)
 
-    def push_job(self, body: str) -> str:
-        queued_at = self.clock()
-        cursor = self._queue.run(
-            lambda db: db.execute("INSERT INTO jobs (body, queued_at) VALUES (?, ?)", (body, queued_at))
-        )
-        return str(cursor.lastrowid)
-
-    def claim_job(
-        self, *, lease_seconds: int = JOB_LEASE_SECONDS, wait_seconds: float = 1.0
-    ) -> ClaimedJob | None:
-        deadline = time.monotonic() + wait_seconds
-        while True:
-            claimed = self._claim_once(self.clock(), lease_seconds)
-            if claimed is not None:
-                return claimed
-            if time.monotonic() >= deadline:
-                return None
-            time.sleep(JOB_POLL_SECONDS)
-
-    def _claim_once(self, now: float, lease_seconds: int) -> ClaimedJob | None:
-        # A read first: an idle poll never takes the write lock the web processes need.
-        waiting = self._queue.run(
-            lambda db: db.execute("SELECT 1 FROM jobs WHERE held_until <= ? LIMIT 1", (now,)).fetchone()
-        )
-        if waiting is None:
-            return None
-        # One statement: two work processes never take the same job.
-        row = self._queue.run(
-            lambda db: db.execute(
-                "UPDATE jobs SET held_until = ?, deliveries = deliveries + 1 WHERE id = "
-                "(SELECT id FROM jobs WHERE held_until <= ? ORDER BY id LIMIT 1) "
-                "RETURNING id, body, deliveries",
-                (now + lease_seconds, now),
-            ).fetchone()
-        )
-        return None if row is None else ClaimedJob(id=str(row[0]), body=str(row[1]), deliveries=int(row[2]))
-
-    def finish_job(self, job_id: str) -> None:
-        self._queue.run(lambda db: db.execute("DELETE FROM jobs WHERE id = ?", (int(job_id),)))
-
-    def queued_jobs(self) -> int:
-        (count,) = self._queue.run(lambda db: db.execute("SELECT COUNT(*) FROM jobs").fetchone())
-        return int(count)
-
-    def oldest_waiting_job_seconds(self) -> float | None:
-        now = self.clock()
-        (oldest,) = self._queue.run(
-            lambda db: db.execute("SELECT MIN(queued_at) FROM jobs WHERE held_until <= ?", (now,)).fetchone()
-        )
-        return None if oldest is None else max(0.0, now - float(oldest))
-
     def purge(self) -> None:
         """Drop expired rows (called now and then; reads already ignore them)."""
         now = self.clock()
 
         def delete_expired(db: sqlite3.Connection) -> None:
-            for table in ("seen", "pending", "threads", "inflight"):
+            for table in ("seen", "pending", "threads"):
                 db.execute(f"DELETE FROM {table} WHERE expires_at <= ?", (now,))
 
         self._state.run(delete_expired)
@@ -296,4 +196,3 @@ class SqliteStore:
 
     def close(self) -> None:
         self._state.close()
-        self._queue.close()

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Protocol
 
-from bot.state.models import InflightRequest, PendingRequest, ThreadRecord
+from bot.state.models import PendingRequest, ThreadRecord
 
 Clock = Callable[[], float]
 
@@ -14,24 +13,6 @@ Clock = Callable[[], float]
 EVENT_TTL_SECONDS = 3600  # Slack retries within ~5 minutes; keep ids well past that.
 PENDING_TTL_SECONDS = 7 * 86400
 THREAD_TTL_SECONDS = 30 * 86400
-INFLIGHT_TTL_SECONDS = 86400  # A diagnosis not answered within a day is not resumed.
-# A bot that resumed a diagnosis holds it this long (longer than any run): a bot started meanwhile
-# leaves it alone; one started later takes it over if it is still unanswered (that bot died too).
-RESUME_LEASE_SECONDS = 900
-# A work process holds a claimed job this long; a job it never finished (the process died) is handed
-# to another work process after that. Jobs only start things (a diagnosis is then tracked as in-flight),
-# so they end in seconds; the lease covers a Slack rate-limit wait or two.
-JOB_LEASE_SECONDS = 300
-
-
-@dataclass(frozen=True)
-class ClaimedJob:
-    """A queued job taken by one work process: its queue id (to finish it) and its JSON body."""
-
-    id: str
-    body: str
-    # How many times it has been handed out, this time included (more than 1: a holder died).
-    deliveries: int = 1
 
 
 class StateStore(Protocol):
@@ -56,37 +37,8 @@ class StateStore(Protocol):
 
     def get_thread(self, channel: str, thread_ts: str) -> ThreadRecord | None: ...
 
-    def put_inflight(self, record: InflightRequest, *, ttl_seconds: int = INFLIGHT_TTL_SECONDS) -> None: ...
-
-    def remove_inflight(self, inflight_id: str) -> None: ...
-
-    def list_inflight(self) -> list[InflightRequest]: ...
-
     def allow(self, key: str, *, limit: int, window_seconds: int) -> bool:
         """Sliding-window rate limit: True (and counted) while fewer than `limit` hits in the window."""
-        ...
-
-    def push_job(self, body: str) -> str:
-        """Queue a job (JSON) for the work processes, durably; returns its queue id."""
-        ...
-
-    def claim_job(
-        self, *, lease_seconds: int = JOB_LEASE_SECONDS, wait_seconds: float = 1.0
-    ) -> ClaimedJob | None:
-        """The oldest job nobody holds (or whose holder's lease ran out), held for `lease_seconds`;
-        waits up to `wait_seconds` for one, else None."""
-        ...
-
-    def finish_job(self, job_id: str) -> None:
-        """The job ran: drop it from the queue."""
-        ...
-
-    def queued_jobs(self) -> int:
-        """Jobs waiting or held (health and tests)."""
-        ...
-
-    def oldest_waiting_job_seconds(self) -> float | None:
-        """How long the oldest job nobody holds has waited; None when none waits (health)."""
         ...
 
     def ping(self) -> bool: ...

@@ -5,9 +5,8 @@ from typing import Any
 from slack_bolt import Ack, BoltContext
 from slack_sdk import WebClient
 
-from bot.jobs import CancelJob
 from bot.listeners.actions.common import clicked_message_ts, clicker
-from bot.runtime import runtime_of, submit
+from bot.tasks import tasks_of
 
 
 def answer_cancel(
@@ -15,7 +14,5 @@ def answer_cancel(
 ) -> None:
     ack()
     user, channel = clicker(body)
-    runtime = runtime_of(context)
     pending_id = str(action.get("value") or "")
-    job = CancelJob(pending_id=pending_id, user=user, channel=channel, prompt_ts=clicked_message_ts(body))
-    submit(runtime, client, job)
+    tasks_of(context).cancel(pending_id, user=user, channel=channel, prompt_ts=clicked_message_ts(body))

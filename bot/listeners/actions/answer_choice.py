@@ -8,9 +8,8 @@ from slack_bolt import Ack, BoltContext
 from slack_sdk import WebClient
 
 from blocks.prompts import pending_id_from_block
-from bot.jobs import AnswerJob
 from bot.listeners.actions.common import clicked_message_ts, clicker
-from bot.runtime import runtime_of, submit
+from bot.tasks import tasks_of
 
 
 def answer_choice(
@@ -22,12 +21,6 @@ def answer_choice(
     if not pending_id or not value:
         return
     user, channel = clicker(body)
-    runtime = runtime_of(context)
-    job = AnswerJob(
-        pending_id=pending_id,
-        value=str(value),
-        user=user,
-        channel=channel,
-        prompt_ts=clicked_message_ts(body),
+    tasks_of(context).answer(
+        pending_id, str(value), user=user, channel=channel, prompt_ts=clicked_message_ts(body)
     )
-    submit(runtime, client, job)

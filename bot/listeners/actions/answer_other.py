@@ -30,7 +30,7 @@ def answer_other(
     tell = Notifier(client, channel=channel, user=user).tell
     pending = runtime.services.store.get_pending(str(action.get("value") or ""))
     if pending is None or pending.question is None:
-        runtime.services.worker.chat(
+        runtime.services.background.run(
             tell, notice(label("already_answered", channel_lang(runtime.services, channel)))
         )
         return
@@ -44,7 +44,7 @@ def answer_other(
             outcome="refused",
             reason=refusal,
         )
-        runtime.services.worker.chat(
+        runtime.services.background.run(
             tell, refused_answer(refusal, lang=channel_lang(runtime.services, channel))
         )
         return
@@ -65,6 +65,6 @@ def answer_other(
             ),
         )
     except (SlackClientError, OSError) as exc:
-        runtime.services.worker.chat(
+        runtime.services.background.run(
             tell, notice(label("post_failed", lang, error=slack_error(exc)), emoji=":warning:")
         )

@@ -10,10 +10,10 @@ from slack_sdk import WebClient
 from blocks.labels import label
 from blocks.messages import notice
 from bot.conversation import channel_lang
-from bot.jobs import AskerRef, RerunJob
 from bot.listeners.actions.common import clicker
-from bot.runtime import runtime_of, submit
+from bot.runtime import runtime_of
 from bot.slack_client import Notifier
+from bot.tasks import AskerRef, tasks_of
 
 
 def rerun(
@@ -24,9 +24,9 @@ def rerun(
     runtime = runtime_of(context)
     record = runtime.services.store.get_thread(channel, str(action.get("value") or ""))
     if record is None:
-        runtime.services.worker.chat(
+        runtime.services.background.run(
             Notifier(client, channel=channel, user=user).tell,
             notice(label("no_thread_record", channel_lang(runtime.services, channel))),
         )
         return
-    submit(runtime, client, RerunJob(record=record, asker=AskerRef(user=user, channel=channel)))
+    tasks_of(context).rerun(record, AskerRef(user=user, channel=channel))

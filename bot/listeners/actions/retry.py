@@ -7,9 +7,8 @@ from typing import Any
 from slack_bolt import Ack, BoltContext
 from slack_sdk import WebClient
 
-from bot.jobs import RetryJob
 from bot.listeners.actions.common import clicker
-from bot.runtime import runtime_of, submit
+from bot.tasks import tasks_of
 
 
 def retry(
@@ -17,5 +16,4 @@ def retry(
 ) -> None:
     ack()
     user, channel = clicker(body)
-    runtime = runtime_of(context)
-    submit(runtime, client, RetryJob(pending_id=str(action.get("value") or ""), user=user, channel=channel))
+    tasks_of(context).retry(str(action.get("value") or ""), user=user, channel=channel)

@@ -1,4 +1,4 @@
-"""`/diagnose …`: ack at once (usage answers go in the ack itself), then hand off to the bot's pool."""
+"""`/diagnose …`: ack at once (usage answers go in the ack itself), then queue the request."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from slack_sdk import WebClient
 from bot.audit import audit
 from bot.conversation import channel_lang
 from bot.grammar import DiagnoseCommand, ExplainCommand, ScanCommand, UsageProblem, parse_command
-from bot.jobs import AskerRef, DiagnoseJob, ExplainJob, Job, ScanJob
 from bot.router import usage_reply
-from bot.runtime import runtime_of, submit
+from bot.runtime import runtime_of
+from bot.tasks import AskerRef, tasks_of
 
 
 def diagnose_command(
@@ -39,11 +39,10 @@ def diagnose_command(
         lang=getattr(parsed, "lang", None),
         response_url=getattr(respond, "response_url", None) or command.get("response_url") or None,
     )
-    job: Job
+    tasks = tasks_of(context)
     if isinstance(parsed, DiagnoseCommand):
-        job = DiagnoseJob(draft=parsed.draft, asker=asker)
+        tasks.diagnose(parsed.draft, asker)
     elif isinstance(parsed, ExplainCommand):
-        job = ExplainJob(code=parsed.code, asker=asker)
+        tasks.explain(parsed.code, asker)
     else:
-        job = ScanJob(command=parsed, asker=asker)
-    submit(runtime_of(context), client, job)
+        tasks.scan(parsed, asker)

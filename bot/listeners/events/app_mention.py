@@ -7,10 +7,10 @@ from typing import Any
 from slack_bolt import BoltContext
 from slack_sdk import WebClient
 
-from bot.jobs import AskerRef, TextJob
 from bot.listeners.events.message import claim_message
 from bot.mentions import strip_mentions
-from bot.runtime import runtime_of, submit
+from bot.runtime import runtime_of
+from bot.tasks import AskerRef, tasks_of
 
 
 def app_mention(event: dict[str, Any], client: WebClient, context: BoltContext) -> None:
@@ -25,4 +25,4 @@ def app_mention(event: dict[str, Any], client: WebClient, context: BoltContext) 
     text = strip_mentions(str(event.get("text") or ""), context.bot_user_id)
     # A mention at channel level is answered in its own thread.
     asker = AskerRef(user=str(event.get("user") or ""), channel=channel, thread_ts=str(thread_ts or ts))
-    submit(runtime, client, TextJob(text=text, asker=asker, record=record, mentioned=True))
+    tasks_of(context).text(text, asker, record=record, mentioned=True)

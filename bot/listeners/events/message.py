@@ -12,9 +12,9 @@ from typing import Any
 from slack_bolt import BoltContext
 from slack_sdk import WebClient
 
-from bot.jobs import AskerRef, TextJob
 from bot.mentions import mentions_user
-from bot.runtime import Runtime, runtime_of, submit
+from bot.runtime import Runtime, runtime_of
+from bot.tasks import AskerRef, tasks_of
 
 # Subtypes that are people writing; edits, joins, bot posts and the like are ignored.
 HUMAN_SUBTYPES = (None, "thread_broadcast", "file_share")
@@ -41,4 +41,4 @@ def thread_message(event: dict[str, Any], client: WebClient, context: BoltContex
     if record is None or not claim_message(runtime, str(channel), str(ts)):
         return
     asker = AskerRef(user=str(event.get("user") or ""), channel=str(channel), thread_ts=str(thread_ts))
-    submit(runtime, client, TextJob(text=text, asker=asker, record=record, mentioned=False))
+    tasks_of(context).text(text, asker, record=record, mentioned=False)

@@ -13,9 +13,9 @@ from blocks.labels import label
 from blocks.prompts import ANSWER_INPUT_BLOCK
 from bot import access
 from bot.audit import audit
-from bot.jobs import AnswerJob
 from bot.listeners.views.common import is_identifier, metadata, submitted_value
-from bot.runtime import runtime_of, submit
+from bot.runtime import runtime_of
+from bot.tasks import tasks_of
 
 
 def answer_form(
@@ -49,4 +49,4 @@ def answer_form(
         ack(response_action="errors", errors={ANSWER_INPUT_BLOCK: label("modal_invalid", lang)})
         return
     ack()
-    submit(runtime, client, AnswerJob(pending_id=pending_id, value=value, user=user, channel=channel))
+    tasks_of(context).answer(pending_id, value, user=user, channel=channel)

@@ -9,9 +9,9 @@ from slack_sdk import WebClient
 
 from blocks.labels import label
 from blocks.prompts import ANSWER_INPUT_BLOCK
-from bot.jobs import LogLinkJob
 from bot.listeners.views.common import is_identifier, metadata, submitted_value
-from bot.runtime import runtime_of, submit
+from bot.runtime import runtime_of
+from bot.tasks import tasks_of
 
 
 def log_link_form(
@@ -31,4 +31,4 @@ def log_link_form(
     record = runtime.services.store.get_thread(channel, thread_ts)
     if record is None:
         return
-    submit(runtime, client, LogLinkJob(record=record, task=task, user=user, channel=channel))
+    tasks_of(context).log_link(record, task, user=user, channel=channel)

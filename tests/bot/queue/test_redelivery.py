@@ -174,7 +174,7 @@ def test_a_task_that_kills_every_worker_is_dropped_with_a_log_line(place: Place)
     for _ in range(3):
         count = place.lines().count("died")
         with worker_process(place) as worker:
-            wait_until(lambda: place.lines().count("died") == count + 1, what="a worker's death")
+            wait_until(lambda died=count + 1: place.lines().count("died") == died, what="a death")
             worker.join(timeout=10)
             assert worker.exitcode == -signal.SIGKILL
     tasks["note"]("next")
@@ -194,9 +194,7 @@ def test_a_stop_that_cannot_wait_queues_the_running_task_again_uncounted(place: 
     queues = place.open()
     tasks = register(queues, place)
     tasks["hang_first_time"]("finished")
-    workers = Workers(
-        queues, redelivery=Redelivery(queues.all(), beat_seconds=BEAT, holder_timeout=TIMEOUT)
-    )
+    workers = Workers(queues, redelivery=Redelivery(queues.all(), beat_seconds=BEAT, holder_timeout=TIMEOUT))
     workers.start()
     wait_until(lambda: place.lines() == ["started"], what="the start")
     workers.stop(timeout=0.2)
@@ -224,4 +222,7 @@ def test_an_unreadable_task_is_dropped_and_never_run(place: Place, caplog: pytes
         finally:
             workers.stop(timeout=1)
     assert not Path(place.log_path + ".pwned").exists()
-    assert any("posix.system" in record.getMessage() or "posix.system" in str(record.exc_info) for record in caplog.records)
+    assert any(
+        "posix.system" in record.getMessage() or "posix.system" in str(record.exc_info)
+        for record in caplog.records
+    )
