@@ -1,9 +1,11 @@
-"""Benchmark: slash-command ack latency of the HTTP-mode bot under 200 concurrent commands.
+"""Benchmark: slash-command ack latency of the HTTP-mode bot under 200 concurrent commands, its
+memory, and a restart while diagnoses are queued.
 
-The bot runs as the product runs it, with its defaults: `diagnose bot --http`, that is two web
-processes (gunicorn, gthread) that verify, ack and queue each request, and one work process at
-idle CPU priority that runs the queue (placeholders, diagnoses, reports), answering from the
-example bundles (`--bundles diagnosis/examples`), with its Web API
+The bot runs as the product runs it on one machine, with its defaults: `diagnose bot --http`, that
+is one process (waitress) that verifies, acks and queues each request, and the worker process it
+starts at idle CPU priority that runs the queue (placeholders, diagnoses, reports), both on the
+SQLite files beside the state, answering from the example bundles (`--bundles diagnosis/examples`),
+with its Web API
 calls sent to the local Slack stand-in (tests/fakes/slack_api.py, SLACK_API_URL). 200 `/diagnose`
 commands, signed as Slack signs them (v0 HMAC over `v0:<ts>:<body>`), from 200 different users
 (the per-user rate limit is not what is measured), are fired at once; each ack's latency is the
@@ -13,7 +15,10 @@ the same ts), and the full report attached in its thread (files.completeUploadEx
 bounded wait.
 
 The bot's diagnosis queue is raised to hold all 200 (DIAGNOSE_BOT_QUEUE); with the default of 50
-waiting, the surplus would be told at once that the bot is busy.
+waiting, the surplus would be told at once that the bot is busy. The resident memory of each process
+(/proc, VmRSS) is read after the 200 reports and the 200 mentions. Then the restart: 20 commands,
+the whole bot killed (SIGKILL, web and worker) while they are queued or running, started again on
+the same files: each must be answered once, in its placeholder.
 
     python -m bench.ack [--commands 200]
 """
@@ -27,6 +32,7 @@ import itertools
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -136,11 +142,17 @@ def signed_mentions(count: int, *, texts: list[str], user_prefix: str = "U0MENT"
     return mentions
 
 
+@dataclass
+class Running:
+    url: str
+    process: subprocess.Popen[str]
+
+
 @contextmanager
 def bot_process(
-    api: FakeSlackApi, folder: Path, *, queue: int, options: tuple[str, ...] = ()
-) -> Iterator[str]:
-    """`diagnose bot --http` (gunicorn) on a free loopback port; yields its base URL."""
+    api: FakeSlackApi, folder: Path, *, queue: int, options: tuple[str, ...] = (), log_name: str = "bot.log"
+) -> Iterator[Running]:
+    """`diagnose bot --http` (and its worker) on a free loopback port."""
     env = {
         **os.environ,
         "SLACK_BOT_TOKEN": "xoxb-bench-token",
@@ -167,7 +179,7 @@ def bot_process(
         str(project_root() / "diagnosis" / "examples"),
         *options,
     ]
-    log = (folder / "bot.log").open("w")
+    log = (folder / log_name).open("w")
     process = subprocess.Popen(
         command, cwd=project_root(), env=env, stdout=subprocess.PIPE, stderr=log, text=True
     )
@@ -180,12 +192,12 @@ def bot_process(
             if line.startswith("listening on "):
                 url = line.split()[-1]
             elif not line and process.poll() is not None:
-                raise RuntimeError(f"the bot exited: {(folder / 'bot.log').read_text()[-2000:]}")
+                raise RuntimeError(f"the bot exited: {(folder / log_name).read_text()[-2000:]}")
             if time.monotonic() > deadline:
                 raise RuntimeError("the bot did not start in time")
         if not url.startswith("http"):
             url = f"http://{url}"
-        yield url
+        yield Running(url=url, process=process)
     finally:
         process.terminate()
         try:
@@ -333,9 +345,25 @@ def wait_for_reports(
         time.sleep(0.25)
 
 
-# The layout before the web/work split, measured in the same run for comparison: one process
-# that acks and also builds every report on its own threads.
-SINGLE_PROCESS = ("--workers", "1", "--work-processes", "0")
+def resident_megabytes(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def process_tree(pid: int) -> dict[str, int]:
+    """The bot's processes by role: itself ("web") and its children ("worker")."""
+    found = {"web": pid}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found["worker"] = int(entry.name)
+    return found
 
 
 @dataclass
@@ -347,6 +375,8 @@ class Burst:
     started_at: float  # monotonic, when the burst was fired
     mentions: list[tuple[float, int]] = field(default_factory=list)
     mention_delivery: Delivery | None = None
+    # Resident megabytes per process after the reports.
+    memory: dict[str, float] = field(default_factory=dict)
 
     def placeholder_seconds(self) -> list[float]:
         """Per command, seconds from the burst to its placeholder in the channel."""
@@ -368,7 +398,8 @@ def burst(
     with tempfile.TemporaryDirectory(prefix="bench-ack-") as directory:
         api.calls.clear()
         # The queue holds the burst (and the warm-up, whichever is larger).
-        with bot_process(api, Path(directory), queue=max(commands, len(texts)), options=options) as url:
+        with bot_process(api, Path(directory), queue=max(commands, len(texts)), options=options) as bot:
+            url = bot.url
             # Warm-up: every example command once, so that first-use costs (imports, the first
             # chart's matplotlib) are paid before the burst, as in a bot that has run a while.
             warm = signed_commands(len(texts), api_url=api.url, texts=texts, user_prefix="U0WARM")
@@ -390,6 +421,7 @@ def burst(
                 mention_delivery = wait_for_reports(
                     api, [mention.user for mention in mentioned], timeout=report_timeout, require_file=False
                 )
+            memory = {role: resident_megabytes(pid) for role, pid in process_tree(bot.process.pid).items()}
             helps: list[tuple[float, int]] = []
             if with_help:
                 # The ack path alone: `help` is answered in the ack itself and starts no background
@@ -405,6 +437,7 @@ def burst(
         started_at=started_at,
         mentions=mentions,
         mention_delivery=mention_delivery,
+        memory=memory,
     )
 
 
@@ -412,8 +445,76 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1000:.0f} ms"
 
 
+RESTART_COMMANDS = 20
+MEMORY_CEILING_MB = 300.0
+
+
+@dataclass
+class Restart:
+    commands: int
+    answered_once: int
+    placeholders: int
+    reports_outside_placeholder: int
+    killed_after_placeholders: int
+    seconds: float
+
+
+def restart(api: FakeSlackApi, texts: list[str], *, commands: int, report_timeout: float) -> Restart:
+    """`commands` at once; the whole bot killed (SIGKILL, web and worker) once the first
+    placeholders are up, most requests still queued; started again on the same files."""
+    with tempfile.TemporaryDirectory(prefix="bench-restart-") as directory:
+        folder = Path(directory)
+        api.calls.clear()
+        # Each report's update held back a moment: the bot is killed with work in every state.
+        held = api.hold(lambda call: call.method == "chat.update" and _is_report(call), times=3)
+        signed = signed_commands(commands, api_url=api.url, texts=texts, user_prefix="U0RSTRT")
+        users = [command.user for command in signed]
+        with bot_process(api, folder, queue=commands, log_name="first.log") as bot:
+            fire(bot.url, signed)
+            held.arrived.wait(60)
+            shown = len(api.calls_to("chat.postMessage"))
+            tree = process_tree(bot.process.pid)
+            for pid in tree.values():
+                os.kill(pid, signal.SIGKILL)
+            bot.process.wait(timeout=30)
+        held.times = held.held  # nothing more is held back
+        held.released.set()
+        started = time.monotonic()
+        with bot_process(api, folder, queue=commands, log_name="restarted.log"):
+            wait_for_reports(api, users, timeout=report_timeout)
+            time.sleep(2)  # anything answered twice shows up meanwhile
+        reports: dict[str, list[str]] = {}
+        placeholders: dict[str, list[str]] = {}
+        for call in api.calls_to("chat.postMessage"):
+            user = _placeholder_user(call)
+            if user:
+                placeholders.setdefault(user, []).append(str(call.response.get("ts")))
+        for call in api.calls_to("chat.update"):
+            if _is_report(call):
+                reports.setdefault(str(call.body.get("ts")), []).append(call.method)
+        once = sum(
+            1
+            for user in users
+            if len(placeholders.get(user, [])) == 1 and len(reports.get(placeholders[user][0], [])) == 1
+        )
+        outside = sum(
+            1 for ts in reports if ts not in {t for ts_list in placeholders.values() for t in ts_list}
+        )
+    return Restart(
+        commands=commands,
+        answered_once=once,
+        placeholders=sum(len(found) for found in placeholders.values()),
+        reports_outside_placeholder=outside,
+        killed_after_placeholders=shown,
+        seconds=time.monotonic() - started,
+    )
+
+
 def run(
-    *, commands: int = DEFAULT_COMMANDS, report_timeout: float = 300.0, compare: bool = True
+    *,
+    commands: int = DEFAULT_COMMANDS,
+    report_timeout: float = 300.0,
+    restart_commands: int = RESTART_COMMANDS,
 ) -> BenchResult:
     result = BenchResult(title="ack")
     print(f"Slash-command acks: {commands} signed /diagnose commands at once against `diagnose bot --http`")
@@ -421,21 +522,9 @@ def run(
     try:
         texts = example_commands()
         print(f"{min(len(texts), commands)} different example commands, {commands} users")
-        print("default layout: 2 web processes (ack + queue), 1 work process at idle CPU priority")
+        print("default layout: one web process (acks and queues), its worker process at idle CPU priority")
         main = burst(api, texts, commands=commands, report_timeout=report_timeout)
-        single: Burst | None = None
-        if compare:
-            print(
-                f"for comparison: one process that acks and builds the reports ({' '.join(SINGLE_PROCESS)})"
-            )
-            single = burst(
-                api,
-                texts,
-                commands=commands,
-                report_timeout=report_timeout,
-                options=SINGLE_PROCESS,
-                with_help=False,
-            )
+        restarted = restart(api, texts, commands=restart_commands, report_timeout=report_timeout)
     finally:
         api.stop()
     latencies = [seconds for seconds, _status in main.acks]
@@ -473,25 +562,30 @@ def run(
     help_p50, help_p99 = percentile(help_latencies, 0.5), percentile(help_latencies, 0.99)
     print(
         f"the ack path alone, {len(main.helps)} `/diagnose help` at once (answered in the ack, no background "
-        f"work): p50 {_ms(help_p50)}, p99 {_ms(help_p99)}"
+        f"work): p50 {_ms(help_p50)}, p99 {_ms(help_p99)}; burst / ack path alone p99: {p99 / help_p99:.2f}"
     )
     if delivery.missing:
         print(f"  missing: {', '.join(delivery.missing[:10])}{' ...' if len(delivery.missing) > 10 else ''}")
-    if single is not None:
-        single_latencies = [seconds for seconds, _status in single.acks]
-        single_p99 = percentile(single_latencies, 0.99)
-        single_shown = single.placeholder_seconds() or [float("nan")]
-        print(
-            f"one process (acks and reports together): p50 {_ms(percentile(single_latencies, 0.5))}, "
-            f"p99 {_ms(single_p99)}; placeholders p99 {percentile(single_shown, 0.99):.2f} s; reports within "
-            f"{single.delivery.seconds:.1f} s; split / one process ack p99: {p99 / single_p99:.2f}"
-        )
-        result.figures["one-process p99"] = _ms(single_p99)
+    total_mb = sum(main.memory.values())
+    per_process = ", ".join(f"{role} {megabytes:.0f} MB" for role, megabytes in main.memory.items())
+    print(f"resident memory after the reports: {per_process}; all processes {total_mb:.0f} MB")
+    print(
+        f"restart: {restarted.commands} commands, the bot killed (SIGKILL) with {restarted.killed_after_placeholders} "
+        f"placeholders up; after the restart {restarted.answered_once}/{restarted.commands} answered once, in "
+        f"their placeholder ({restarted.placeholders} placeholders, {restarted.reports_outside_placeholder} "
+        f"reports elsewhere) within {restarted.seconds:.1f} s"
+    )
     result.checks += [
         Check("ack p99", p99 * 1000, P99_CEILING_SECONDS * 1000, "ms"),
         Check("acks over 3 s", float(late), 0),
         Check("acks not HTTP 200", float(len(failed)), 0),
         Check("commands without their report", float(len(delivery.missing)), 0),
+        Check("resident memory, all processes", total_mb, MEMORY_CEILING_MB, "MB"),
+        Check(
+            "restarted requests not answered exactly once in their placeholder",
+            float(restarted.commands - restarted.answered_once),
+            0,
+        ),
     ]
     if mention_latencies:
         result.checks += [
@@ -507,6 +601,8 @@ def run(
             "max": _ms(worst),
             "help p99": _ms(help_p99),
             "reports": f"{commands - len(delivery.missing)}/{commands} in {delivery.seconds:.0f} s",
+            "memory": f"{total_mb:.0f} MB ({per_process})",
+            "restart": f"{restarted.answered_once}/{restarted.commands} answered once",
         }
     )
     result.print_checks()
@@ -520,13 +616,13 @@ def main(argv: list[str] | None = None) -> int:
         "--report-timeout", type=float, default=300.0, help="seconds to wait for every report"
     )
     parser.add_argument(
-        "--no-compare", action="store_true", help="skip the one-process layout measured for comparison"
+        "--restart-commands", type=int, default=RESTART_COMMANDS, help="commands queued across the restart"
     )
     options = parser.parse_args(argv)
     run(
         commands=max(1, options.commands),
         report_timeout=options.report_timeout,
-        compare=not options.no_compare,
+        restart_commands=max(1, options.restart_commands),
     )
     return 0
 

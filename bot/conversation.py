@@ -113,12 +113,18 @@ class Conversation:
             refuse(notice(label("rate_limited", lang), emoji=":hourglass:"), "rate_limited")
             return
         placeholder = progress_message(what=draft.describe(), user=asker.user, lang=lang)
-        try:
-            status_ts = post(client, channel=asker.channel, thread_ts=asker.thread_ts, message=placeholder)
-        except PostFailed as exc:
-            post_failed = notice(label("post_failed", lang, error=exc.error), emoji=":warning:")
-            refuse(post_failed, "post_failed", error=exc.error)
-            return
+        # Posted by an earlier run of this request whose worker died: the same placeholder again.
+        status_ts = services.queue.recalled("placeholder")
+        if status_ts is None:
+            try:
+                status_ts = post(
+                    client, channel=asker.channel, thread_ts=asker.thread_ts, message=placeholder
+                )
+            except PostFailed as exc:
+                post_failed = notice(label("post_failed", lang, error=exc.error), emoji=":warning:")
+                refuse(post_failed, "post_failed", error=exc.error)
+                return
+            services.queue.remember("placeholder", status_ts)
         place = Place(channel=asker.channel, thread_ts=asker.thread_ts or status_ts, status_ts=status_ts)
         self.proceed(client, draft, place=place, user=asker.user, lang=asker.lang)
 
@@ -138,6 +144,8 @@ class Conversation:
             )
             return
         services = self.services
+        if services.queue.recalled("accepted"):
+            return  # queued by an earlier run of this task, whose worker died after that
         labels = ui_lang(services, platform=draft.platform, channel=place.channel, explicit=lang)
         waiting = services.queue.waiting()
         if waiting and place.status_ts:
@@ -156,7 +164,9 @@ class Conversation:
             lang=lang,
             created_at=services.now(),
         )
-        if not services.queue.accept(accepted):
+        if services.queue.accept(accepted):
+            services.queue.remember("accepted", accepted.id)
+        else:
             replace_or_post(
                 client,
                 channel=place.channel,
@@ -383,9 +393,14 @@ class Conversation:
             created_at=services.now(),
         )
         services.store.put_thread(record)
-        shown = replace_or_post(
-            client, channel=place.channel, ts=place.status_ts, thread_ts=place.thread_ts, message=message
-        )
+        # Shown by an earlier run whose worker died before finishing: not shown again.
+        shown = services.queue.recalled("report")
+        if shown is None:
+            shown = replace_or_post(
+                client, channel=place.channel, ts=place.status_ts, thread_ts=place.thread_ts, message=message
+            )
+            if shown is not None:
+                services.queue.remember("report", shown)
         if not once(services, request_id, "attachments"):
             return
         if shown is None:
@@ -482,8 +497,11 @@ def once(services: BotServices, request_id: str | None, what: str) -> bool:
 
 
 def first_answer(services: BotServices, accepted: AcceptedRequest, *, place: Place) -> bool:
-    """Whether this run may answer: always into its placeholder (replacing it is the same message
-    however often it is done); without one, only the first run, since its answer is a new message."""
+    """Whether this run may answer: into its placeholder, unless another worker took the request
+    over meanwhile (replacing the placeholder is the same message however often it is done);
+    without a placeholder, only the first run, since its answer is a new message."""
+    if not services.queue.still_current():
+        return False
     return place.status_ts is not None or once(services, accepted.id, "answer")
 
 

@@ -97,7 +97,7 @@ class Scans:
             notifier.tell(notice(label("rate_limited", lang), emoji=":hourglass:"))
             audit("scan", user=asker.user, channel=asker.channel, what=what, outcome="rate_limited")
             return
-        status_ts = try_post(
+        status_ts = services.queue.recalled("placeholder") or try_post(
             client,
             channel=asker.channel,
             thread_ts=asker.thread_ts,
@@ -105,6 +105,8 @@ class Scans:
                 what=what, user=asker.user, lang=lang, platform=draft.platform or ""
             ),
         )
+        if status_ts is not None:
+            services.queue.remember("placeholder", status_ts)
         if status_ts is None:
             notifier.tell(notice(label("post_failed", lang, error="chat.postMessage"), emoji=":warning:"))
             audit("scan", user=asker.user, channel=asker.channel, what=what, outcome="post_failed")
@@ -122,6 +124,8 @@ class Scans:
             question = self.conversation.identifier_question(draft, missing[0], place=place, lang=lang)
             self.conversation.ask(client, draft, question, place=place, user=user, lang=lang, purpose="scan")
             return
+        if services.queue.recalled("accepted"):
+            return  # queued by an earlier run of this task, whose worker died after that
         accepted = AcceptedRequest(
             id=uuid.uuid4().hex[:20],
             purpose="scan",
@@ -131,7 +135,9 @@ class Scans:
             lang=lang,
             created_at=services.now(),
         )
-        if not services.queue.accept(accepted):
+        if services.queue.accept(accepted):
+            services.queue.remember("accepted", accepted.id)
+        else:
             labels = ui_lang(services, platform=draft.platform, channel=place.channel, explicit=lang)
             replace_or_post(
                 client,
@@ -208,13 +214,15 @@ class Scans:
         """The summary on the placeholder; the scan/v1 JSON and the chart in its thread."""
         services = self.services
         notes = [":test_tube: " + label_mrkdwn("demo_note", lang)] if services.backend.demo else []
-        shown = replace_or_post(
+        shown = services.queue.recalled("report") or replace_or_post(
             client,
             channel=place.channel,
             ts=place.status_ts,
             thread_ts=place.thread_ts,
             message=scan_message(result, lang=lang, notes=notes),
         )
+        if shown is not None:
+            services.queue.remember("report", shown)
         if not once(services, request_id, "attachments"):
             return
         if shown is None:

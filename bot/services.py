@@ -32,6 +32,16 @@ class AcceptedQueue(Protocol):
 
     def waiting(self) -> int: ...
 
+    def still_current(self) -> bool:
+        """False when the task running on this thread was taken over by another worker."""
+        ...
+
+    def recalled(self, name: str) -> str | None:
+        """What an earlier run of this thread's task (one whose worker died) remembered."""
+        ...
+
+    def remember(self, name: str, value: str) -> None: ...
+
 
 @dataclass
 class BotServices:

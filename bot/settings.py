@@ -48,6 +48,10 @@ class BotSettings(BaseSettings):
     diagnosis_slots: int = Field(
         default=4, ge=1, validation_alias=AliasChoices("DIAGNOSE_BOT_WORKERS", "diagnosis_slots")
     )
+    # Worker threads for the short Slack exchanges (placeholders, questions, follow-ups).
+    chat_threads: int = Field(
+        default=8, ge=1, validation_alias=AliasChoices("DIAGNOSE_BOT_CHAT_THREADS", "chat_threads")
+    )
     max_waiting: int = Field(
         default=50, ge=0, validation_alias=AliasChoices("DIAGNOSE_BOT_QUEUE", "max_waiting")
     )

@@ -22,6 +22,7 @@ from slack_sdk import WebClient
 
 from bot.grammar import RequestDraft, ScanCommand
 from bot.queue import Queues
+from bot.queue.redelivery import recalled, remember, still_held
 from bot.runtime import Runtime
 from bot.services import Asker
 from bot.state.models import AcceptedRequest, ThreadRecord
@@ -167,14 +168,24 @@ class BotTasks:
         self._accepted(request=_data(request))
         return True
 
-    def _enqueue(self, task: TaskWrapper, asker: AskerRef, **arguments: Any) -> None:
+    def still_current(self) -> bool:
+        return still_held()
+
+    def recalled(self, name: str) -> str | None:
+        return recalled(name)
+
+    def remember(self, name: str, value: str) -> None:
+        remember(name, value)
+
+    def _enqueue(self, task: TaskWrapper, reply_to: AskerRef, /, **arguments: Any) -> None:
+        """Queue it; if the queue cannot take it, `reply_to` is told at once, privately."""
         try:
             task(**arguments)
         except Exception as exc:
             error = type(exc).__name__
             log.error("could not queue a %s task: %s", task.name, mask(f"{error}: {exc}"))
             runtime, _client = self._bound()
-            runtime.services.background.run(self._tell_not_queued, asker, error=error)
+            runtime.services.background.run(self._tell_not_queued, reply_to, error=error)
 
     def _tell_not_queued(self, asker: AskerRef, *, error: str) -> None:
         """Ephemerally to the asker (the command's response_url, else chat.postEphemeral)."""

@@ -17,8 +17,9 @@ and on Redis:
 - Every worker process (a "holder") writes `holder:<id>` with the time every `beat_seconds`, and
   queues again the running tasks of any holder whose beat is older than `holder_timeout` (or
   whose process is gone, on the same host). `pop_data` is atomic on both storages, so exactly one
-  worker queues each of them again; they start `spacing_seconds` apart, so that a task that only
-  ran beside the one that kills workers finishes instead of being counted with it.
+  worker queues each of them again. Tasks caught in a second death start `spacing_seconds` apart,
+  so that a task that only ran beside the one that kills workers finishes instead of being
+  counted with it.
 
 Delivery is then at least once: what a task does must survive running twice (the bot's tasks
 update their placeholder in place and claim anything they post only once).
@@ -33,6 +34,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from huey import Huey, signals
@@ -55,6 +57,45 @@ SPACING_SECONDS = 20.0
 RUNNING = "running:"
 STARTS = "starts:"
 HOLDER = "holder:"
+CHECKPOINT = "checkpoint:"
+
+# The task this thread runs, for `still_held()`: (its huey, its id, the holder running it).
+_current = threading.local()
+
+
+def still_held() -> bool:
+    """Whether the task this thread runs is still this worker's: False once another worker took it
+    over (this one was taken for dead: frozen longer than the holder timeout). A task checks before
+    it answers, so that a late run never overwrites the answer of the run that replaced it."""
+    running: tuple[Huey, str, str] | None = getattr(_current, "task", None)
+    if running is None:
+        return True
+    huey, task_id, holder = running
+    record = huey.get(RUNNING + task_id, peek=True)
+    return record is not None and record[0] == holder
+
+
+def recalled(name: str) -> str | None:
+    """What the task this thread runs remembered under `name` in an earlier run (one that died),
+    else None: a task run again finds, say, the message it had posted, instead of posting another."""
+    running: tuple[Huey, str, str] | None = getattr(_current, "task", None)
+    if running is None:
+        return None
+    huey, task_id, _holder = running
+    saved = huey.get(CHECKPOINT + task_id, peek=True) or {}
+    value = saved.get(name)
+    return None if value is None else str(value)
+
+
+def remember(name: str, value: str) -> None:
+    """Keep `value` for a run of this task after this one dies (forgotten when the task finishes)."""
+    running: tuple[Huey, str, str] | None = getattr(_current, "task", None)
+    if running is None:
+        return
+    huey, task_id, _holder = running
+    saved = dict(huey.get(CHECKPOINT + task_id, peek=True) or {})
+    saved[name] = value
+    huey.put(CHECKPOINT + task_id, saved)
 
 
 def new_holder_id() -> str:
@@ -77,7 +118,10 @@ def _process_gone(holder: str) -> bool:
         return True
     except PermissionError:
         return False
-    return False
+    try:  # Linux: killed but not yet reaped (its parent died too) is gone as well
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return False
 
 
 class Redelivery:
@@ -120,6 +164,7 @@ class Redelivery:
             if starts > self.max_starts:
                 huey.storage.delete_counter(STARTS + task.id)
                 huey.delete(RUNNING + task.id)
+                huey.delete(CHECKPOINT + task.id)
                 log.error(
                     "dropped task %s (%s): its worker stopped %d times while running it",
                     task.id,
@@ -128,11 +173,15 @@ class Redelivery:
                 )
                 raise CancelExecution(retry=False)
             self._count(+1)
+            _current.task = (huey, task.id, self.holder)
 
         def record_end(task: Task, value: Any, exception: BaseException | None) -> None:
+            _current.task = None
             self._count(-1)
-            huey.delete(RUNNING + task.id)
-            huey.storage.delete_counter(STARTS + task.id)
+            if self._holds(huey, task.id):  # (not when another worker has taken it over)
+                huey.delete(RUNNING + task.id)
+                huey.delete(CHECKPOINT + task.id)
+                huey.storage.delete_counter(STARTS + task.id)
 
         def put_back(signal: str, task: Task, *args: Any, **kwargs: Any) -> None:
             # Stopped before the task could finish: not the task's fault, so not a start counted.
@@ -145,6 +194,10 @@ class Redelivery:
         huey.pre_execute(name="redelivery-start")(record_start)
         huey.post_execute(name="redelivery-end")(record_end)
         huey.signal(signals.SIGNAL_INTERRUPTED)(put_back)
+
+    def _holds(self, huey: Huey, task_id: str) -> bool:
+        record = huey.get(RUNNING + task_id, peek=True)
+        return record is not None and record[0] == self.holder
 
     def _count(self, change: int) -> None:
         with self._lock:
@@ -183,21 +236,22 @@ class Redelivery:
                     continue
                 if huey.storage.pop_data(key) is EmptyData:  # atomic: one recoverer wins
                     continue
-                # One of the tasks a dead worker ran killed it, maybe: they start again apart, so
-                # that the others finish without it and only the culprit keeps counting deaths.
+                # A worker that died once was most likely stopped from outside (a restart, the
+                # node): its tasks start again at once. Tasks in a second death running together
+                # start apart, so that the others finish without the culprit, which alone keeps
+                # counting deaths.
+                task_id = key[len(RUNNING) :]
                 order = left.get(holder, 0)
-                left[holder] = order + 1
-                if order == 0:
+                suspect = int(huey.storage.incr(STARTS + task_id, 0)) > 1
+                if suspect:
+                    left[holder] = order + 1
+                if not suspect or order == 0:
                     huey.storage.enqueue(message)
                 else:
                     eta = normalize_time(delay=order * self.spacing_seconds, utc=huey.utc)
                     huey.storage.add_to_schedule(message, eta)
                 requeued += 1
-                log.warning(
-                    "task %s queued again: its worker %s stopped while running it",
-                    key[len(RUNNING) :],
-                    holder,
-                )
+                log.warning("task %s queued again: its worker %s stopped while running it", task_id, holder)
             for holder, beat in beats.items():
                 if holder != self.holder and now - beat > self.holder_timeout:
                     huey.delete(HOLDER + holder)

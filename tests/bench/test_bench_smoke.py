@@ -113,10 +113,11 @@ def test_generated_log_holds_what_the_scanner_looks_for(tmp_path: Path) -> None:
 
 
 def test_ack(capsys: pytest.CaptureFixture[str]) -> None:
-    result = ack.run(commands=4, report_timeout=60)
+    result = ack.run(commands=4, report_timeout=60, restart_commands=3)
     output = capsys.readouterr().out
-    assert_reported(result, output, figures=["p50", "p99", "max", "reports"])
+    assert_reported(result, output, figures=["p50", "p99", "max", "reports", "memory", "restart"])
     assert "4/4 placeholders replaced by a report" in output
+    assert "3/3 answered once, in their placeholder" in output
 
 
 def test_run_all_names_the_machine() -> None:

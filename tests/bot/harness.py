@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -22,16 +21,19 @@ from urllib.parse import urlencode
 import httpx
 from slack_sdk.signature import SignatureVerifier
 
-from bot.app import build_app, create_runtime
+from bot.app import Bot, build_app, create_bot
 from bot.backends import DiagnosisBackend, DiagnosisRun, Observer, ScanObserver, ScanScope
 from bot.grammar import RequestDraft
-from bot.handoff import QueuedJobs
 from bot.policy import Policy
+from bot.queue import Queues, open_queues
+from bot.queue.redelivery import Redelivery
+from bot.queue.workers import Workers
 from bot.runtime import Runtime
-from bot.server import ThreadedServer, wsgi_app
+from bot.server import HttpServer, wsgi_app
 from bot.slack_client import make_client
+from bot.state.redis_store import RedisStore
+from bot.state.sqlite_store import SqliteStore
 from bot.state.store import StateStore
-from bot.work import JobRunner
 from diagnosis.models import Choice, DiagnoseRequest, Diagnosis, Exchange
 from diagnosis.scan import ScanProgress
 from tests.blocks.checks import assert_message_within_limits, assert_view_within_limits
@@ -134,7 +136,7 @@ class SlackSender:
         self._ids = itertools.count(first_id)
 
     def close(self) -> None:
-        """Close kept-alive connections (a gunicorn worker waits for them when it stops)."""
+        """Close kept-alive connections."""
         self.http.close()
 
     def post(
@@ -254,7 +256,7 @@ class SlackSender:
             "team": {"id": "T0ACME001", "domain": "acme"},
             "user": {"id": user, "username": "alice", "team_id": "T0ACME001"},
             "api_app_id": "A0DIAGBOT",
-            "trigger_id": "trigger.view",
+            "trigger_id": f"trigger.view.{next(self._ids)}",
             "view": {
                 "id": "V0MODAL01",
                 "type": "modal",
@@ -346,43 +348,70 @@ def click_payload(
     raise AssertionError(f"no element {action_id} in {json.dumps(blocks)[:500]}")
 
 
-# How listeners hand off work in `running_bot`: "local" (this process's pool, as in Socket Mode) or
-# "queued" (HTTP mode's web/work split: jobs go through the state store to a job runner).
-JOBS_MODE = "local"
+def wait_until(condition: Callable[[], bool], *, timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+def queues_for(store: StateStore) -> Queues:
+    """The bot's queues beside `store`: a SQLite file next to its file, or the same Redis under its
+    namespace (each call opens them anew, as another process would)."""
+    if isinstance(store, RedisStore):
+        pool = store.client.connection_pool
+        url = "redis://{host}:{port}/{db}".format(**pool.connection_kwargs)
+        return open_queues(redis_url=url, state_path="unused", namespace=store.namespace)
+    assert isinstance(store, SqliteStore)
+    return open_queues(redis_url=None, state_path=store.path)
+
+
+def worker_side(queues: Queues, *, diagnosis_threads: int = 4) -> Workers:
+    """Workers as `diagnose bot --role worker` runs them, with a fast redelivery beat."""
+    return Workers(
+        queues,
+        chat_threads=8,
+        diagnosis_threads=diagnosis_threads,
+        redelivery=Redelivery(queues.all(), beat_seconds=0.2, holder_timeout=2.0, spacing_seconds=0.5),
+    )
 
 
 @dataclass
 class BotUnderTest:
     api: FakeSlackApi
-    runtime: Runtime
-    server: ThreadedServer
+    bot: Bot
+    server: HttpServer
     slack: SlackSender
     backend: DiagnosisBackend
-    # Queued mode: the work side's runtime and its job runner (its thread runs `serve`).
-    work_runtime: Runtime | None = None
-    runner: JobRunner | None = None
-    runner_thread: threading.Thread | None = None
+    queues: Queues
+    # The worker side, in threads of the test process (None while stopped: requests then wait).
+    workers: Workers | None = None
+    diagnosis_threads: int = 4
+
+    @property
+    def runtime(self) -> Runtime:
+        return self.bot.runtime
+
+    def start_workers(self) -> Workers:
+        self.workers = worker_side(self.queues, diagnosis_threads=self.diagnosis_threads)
+        self.workers.start()
+        return self.workers
+
+    def stop_workers(self, *, timeout: float = 5.0) -> None:
+        if self.workers is not None:
+            self.workers.stop(timeout=timeout)
+            self.workers = None
 
     def idle(self, timeout: float = 15.0) -> None:
+        """Every queued task run and every Slack call made."""
         deadline = time.monotonic() + timeout
-        runtimes = [self.runtime] + ([self.work_runtime] if self.work_runtime else [])
+        background = self.runtime.services.background
         while True:
-            # Quiet twice in a row: a job claimed between the checks is not missed.
-            quiet = (
-                all(
-                    runtime.services.worker.wait_idle(max(0.01, deadline - time.monotonic()))
-                    for runtime in runtimes
-                )
-                and self.runtime.services.store.queued_jobs() == 0
-            )
-            if (
-                quiet
-                and self.runtime.services.store.queued_jobs() == 0
-                and all(runtime.services.worker.wait_idle(0.05) for runtime in runtimes)
-            ):
+            remaining = max(0.05, deadline - time.monotonic())
+            quiet = self.workers is None or self.workers.wait_idle(remaining)
+            if quiet and background.wait_idle(remaining) and (self.workers is None or self.workers.idle()):
                 return
             assert time.monotonic() < deadline, "the bot did not finish its work in time"
-            time.sleep(0.02)
 
     def check_every_message(self) -> None:
         """Every message the bot sent is within Block Kit limits and escapes what it must."""
@@ -398,12 +427,9 @@ class BotUnderTest:
 
     def stop(self) -> None:
         self.server.stop()
-        if self.runner is not None and self.runner_thread is not None:
-            self.runner.stop.set()
-            self.runner_thread.join(timeout=10)
-        self.runtime.services.worker.shutdown(wait=True)
-        if self.work_runtime is not None:
-            self.work_runtime.services.worker.shutdown(wait=True)
+        self.stop_workers()
+        self.runtime.services.background.shutdown(wait=True)
+        self.queues.close()
 
 
 @contextmanager
@@ -417,38 +443,41 @@ def running_bot(
     diagnosis_slots: int = 4,
     max_waiting: int = 50,
     now: datetime = NOW,
-    jobs_mode: str | None = None,
+    workers: bool = True,
 ) -> Iterator[BotUnderTest]:
+    """The bot over real loopback sockets (the production HTTP server), its queues beside `store`
+    and its worker side in threads; `workers=False` starts with no worker (`start_workers()`)."""
     client = make_client(token="xoxb-test-token", base_url=api.url)
-    queued = (jobs_mode or JOBS_MODE) == "queued"
-
-    def make_runtime(*, web: bool) -> Runtime:
-        return create_runtime(
-            backend=backend,
-            store=store,
-            policy=policy or Policy.default(),
-            client=client,
-            diagnosis_slots=diagnosis_slots,
-            max_waiting=max_waiting,
-            progress_interval=progress_interval,
-            now=lambda: now,
-            jobs=QueuedJobs(store) if web else None,
-        )
-
-    runtime = make_runtime(web=queued)
-    app = build_app(runtime, client=client, signing_secret=SIGNING_SECRET)
-    server = ThreadedServer(wsgi_app(app, ready=lambda: {"state": store.ping()})).start()
-    bot = BotUnderTest(
-        api=api, runtime=runtime, server=server, slack=SlackSender(server.url, api), backend=backend
+    queues = queues_for(store)
+    bot = create_bot(
+        backend=backend,
+        store=store,
+        policy=policy or Policy.default(),
+        client=client,
+        queues=queues,
+        max_waiting=max_waiting,
+        progress_interval=progress_interval,
+        now=lambda: now,
     )
-    if queued:
-        bot.work_runtime = make_runtime(web=False)
-        bot.runner = JobRunner(bot.work_runtime, client, slots=bot.work_runtime.services.worker.chat_slots)
-        bot.runner_thread = threading.Thread(target=bot.runner.serve, name="job-runner", daemon=True)
-        bot.runner_thread.start()
+    app = build_app(bot, signing_secret=SIGNING_SECRET)
+    application = wsgi_app(
+        app, signing_secret=SIGNING_SECRET, store=store, ready=lambda: {"state": store.ping()}
+    )
+    server = HttpServer(application).start()
+    under_test = BotUnderTest(
+        api=api,
+        bot=bot,
+        server=server,
+        slack=SlackSender(server.url, api),
+        backend=backend,
+        queues=queues,
+        diagnosis_threads=diagnosis_slots,
+    )
+    if workers:
+        under_test.start_workers()
     try:
-        yield bot
-        bot.idle()
-        bot.check_every_message()
+        yield under_test
+        under_test.idle()
+        under_test.check_every_message()
     finally:
-        bot.stop()
+        under_test.stop()

@@ -1,5 +1,5 @@
-"""The real entry point in subprocesses: `diagnose bot --http` (gunicorn) answering from bundles,
-with the Web API pointed at the local stand-in (SLACK_API_URL). Several can start at once."""
+"""The real entry point in subprocesses: `diagnose bot --http` answering from bundles, with the Web
+API pointed at the local stand-in (SLACK_API_URL). Several can start at once."""
 
 from __future__ import annotations
 
@@ -130,16 +130,44 @@ def bot_process(api: FakeSlackApi, state_dir: Path, *, extra_env: dict[str, str]
 
 
 @contextmanager
-def logged_bot_process(api: FakeSlackApi, state_dir: Path, *arguments: str) -> Iterator[BotProcess]:
-    """One `diagnose bot --http … <arguments>` whose log goes to `<state_dir>/bot.log`; stopped with
-    room for a graceful stop of its whole process tree."""
-    with (state_dir / "bot.log").open("w", encoding="utf-8") as log:
+def logged_bot_process(
+    api: FakeSlackApi, state_dir: Path, *arguments: str, log_name: str = "bot.log"
+) -> Iterator[BotProcess]:
+    """One `diagnose bot --http … <arguments>` whose log goes to `<state_dir>/<log_name>`; stopped
+    with room for a graceful stop of its worker too."""
+    with (state_dir / log_name).open("w", encoding="utf-8") as log:
         bot = _start(api, state_dir, {}, EXAMPLES, arguments=arguments, stderr=log)
         try:
             _wait_listening(bot, time.monotonic() + START_SECONDS)
             yield bot
         finally:
             _stop(bot, timeout=40)
+
+
+@contextmanager
+def worker_process(
+    api: FakeSlackApi, state_dir: Path, *, log_name: str = "worker.log"
+) -> Iterator[subprocess.Popen[str]]:
+    """`diagnose bot --role worker` (no Slack connection of its own), ready once it says so."""
+    path = state_dir / log_name
+    with path.open("w", encoding="utf-8") as log:
+        process = subprocess.Popen(
+            [*DIAGNOSE, "bot", "--role", "worker", "--bundles", str(EXAMPLES)],
+            cwd=ROOT,
+            env=_environment(api, state_dir, {}),
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            text=True,
+        )
+        try:
+            deadline = time.monotonic() + START_SECONDS
+            while f"worker {process.pid} ready" not in path.read_text():
+                assert process.poll() is None, f"the worker exited: {path.read_text()}"
+                assert time.monotonic() < deadline, "the worker did not start in time"
+                time.sleep(0.1)
+            yield process
+        finally:
+            _stop(BotProcess(process), timeout=40)
 
 
 @contextmanager

@@ -1,4 +1,4 @@
-"""The real entry point: `diagnose bot --http` (gunicorn) in a subprocess, answering from bundles,
+"""The real entry point: `diagnose bot --http` (and its worker) in a subprocess, answering from bundles,
 with the Web API pointed at the local stand-in (SLACK_API_URL)."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ PREEMPTED = "runai id=2e6b8f31-d4a0-4c97-95e2-a13f7b0c8d46 cluster=91c0d5e8-2f47
 
 
 @pytest.mark.parametrize("state", ["sqlite", "redis"])
-def test_the_cli_serves_http_mode_under_gunicorn(
+def test_the_cli_serves_http_mode(
     slack_api: FakeSlackApi, tmp_path: Path, state: str, request: pytest.FixtureRequest
 ) -> None:
     extra = {"REDIS_URL": request.getfixturevalue("redis_url")} if state == "redis" else {}

@@ -1,5 +1,7 @@
-"""`diagnose bot --http` as a process tree: web processes that ack and queue, a work process at a
-lower CPU priority that runs the queue, restarted if it dies, and no request lost meanwhile."""
+"""`diagnose bot --http` on one machine: this process serves HTTP and starts a worker at the lowest
+CPU priority; if the worker dies the bot stops with a log line, and the next start answers what the
+dead worker held, once, in its placeholder. Apart (`--role web`, `--role worker`, as Kubernetes runs
+them) a request typed while no worker runs is acked at once and answered when one starts."""
 
 from __future__ import annotations
 
@@ -11,8 +13,8 @@ from pathlib import Path
 import httpx
 
 from tests.bot.harness import SlackSender
-from tests.bot.processes import START_SECONDS, logged_bot_process
-from tests.fakes.slack_api import FakeSlackApi
+from tests.bot.processes import START_SECONDS, logged_bot_process, worker_process
+from tests.fakes.slack_api import Call, FakeSlackApi
 
 PREEMPTED = "runai id=2e6b8f31-d4a0-4c97-95e2-a13f7b0c8d46 cluster=91c0d5e8-2f47-4a3b-b6e1-7c8a0f2d4e59"
 
@@ -34,67 +36,73 @@ def command_line(pid: int) -> list[str]:
     return (Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0"))[:-1]
 
 
-def work_processes(supervisor_pid: int) -> list[int]:
-    return [pid for pid in children_of(supervisor_pid) if command_line(pid)[-2:] == ["--role", "work"]]
+def the_worker_of(pid: int) -> int:
+    deadline = time.monotonic() + START_SECONDS
+    while True:
+        workers = [child for child in children_of(pid) if command_line(child)[-2:] == ["--role", "worker"]]
+        if workers:
+            (worker,) = workers
+            return worker
+        assert time.monotonic() < deadline, "no worker process"
+        time.sleep(0.1)
 
 
-def reports(api: FakeSlackApi) -> int:
-    return sum(1 for call in api.calls_to("chat.update") if "Routed: preempted" in call.body.get("text", ""))
+def is_report(call: Call) -> bool:
+    return call.method == "chat.update" and "Routed: preempted" in call.body.get("text", "")
 
 
-def test_the_work_runs_in_its_own_low_priority_process_and_survives_its_death(
-    slack_api: FakeSlackApi, tmp_path: Path
-) -> None:
+def test_the_bot_answers_through_its_own_low_priority_worker(slack_api: FakeSlackApi, tmp_path: Path) -> None:
     with logged_bot_process(slack_api, tmp_path) as bot:
-        supervisor, url = bot.process, bot.url
-        deadline = time.monotonic() + START_SECONDS
-        while not work_processes(supervisor.pid):
-            assert time.monotonic() < deadline
-            time.sleep(0.1)
-        (work,) = work_processes(supervisor.pid)
-        while f"work process {work} ready" not in (tmp_path / "bot.log").read_text():
-            assert time.monotonic() < deadline, (tmp_path / "bot.log").read_text()
-            time.sleep(0.1)
-        # The work process yields the CPU to the processes that ack Slack.
-        assert os.sched_getscheduler(work) == os.SCHED_IDLE or os.getpriority(os.PRIO_PROCESS, work) > 0
-        health = httpx.get(url + "/healthz", timeout=5).json()
-        assert health == {"ok": True, "checks": {"state": True, "work": True}}
-        slack = SlackSender(url, slack_api)
+        worker = the_worker_of(bot.process.pid)
+        # The worker yields the CPU to the process that acks Slack.
+        assert os.sched_getscheduler(worker) == os.SCHED_IDLE or os.getpriority(os.PRIO_PROCESS, worker) > 0
+        health = httpx.get(bot.url + "/healthz", timeout=5).json()
+        assert health == {"ok": True, "checks": {"state": True, "queue": True}}
+        slack = SlackSender(bot.url, slack_api)
         assert slack.command(PREEMPTED).status == 200
-        slack_api.wait_until(
-            lambda call: call.method == "chat.update" and "Routed: preempted" in call.body.get("text", ""),
-            timeout=30,
-        )
-
-        # The work process dies; the next command is still acked at once, and answered once a new
-        # work process is up (the job waited in the store).
-        os.kill(work, signal.SIGKILL)
-        reply = slack.command(PREEMPTED, user="U0BOB0002")
-        assert reply.status == 200 and reply.seconds < 3
-        slack_api.wait_until(
-            lambda call: call.method == "chat.update" and "Routed: preempted" in call.body.get("text", ""),
-            count=2,
-            timeout=45,
-        )
-        (restarted,) = work_processes(supervisor.pid)
-        assert restarted != work
+        slack_api.wait_until(is_report, timeout=30)
         slack.close()
-        assert reports(slack_api) == 2
-    assert supervisor.returncode == 0
-    assert "work-1 exited" in (tmp_path / "bot.log").read_text()
+    assert bot.process.returncode == 0
+    assert (tmp_path / "state.sqlite3").exists() and (tmp_path / "state.queue.sqlite3").exists()
 
 
-def test_work_processes_zero_runs_everything_in_the_web_processes(
+def test_a_request_held_by_a_killed_worker_is_answered_once_in_its_placeholder_after_a_restart(
     slack_api: FakeSlackApi, tmp_path: Path
 ) -> None:
-    with logged_bot_process(slack_api, tmp_path, "--work-processes", "0") as bot:
-        server, url = bot.process, bot.url
-        assert not [pid for pid in children_of(server.pid) if "--role" in command_line(pid)]
-        assert httpx.get(url + "/healthz", timeout=5).json()["checks"] == {"state": True}
-        slack = SlackSender(url, slack_api)
+    # The report's chat.update never reaches Slack: the worker is killed while it waits for it.
+    held = slack_api.hold(is_report)
+    with logged_bot_process(slack_api, tmp_path) as bot:
+        slack = SlackSender(bot.url, slack_api)
         assert slack.command(PREEMPTED).status == 200
-        slack_api.wait_until(
-            lambda call: call.method == "chat.update" and "Routed: preempted" in call.body.get("text", ""),
-            timeout=30,
-        )
+        placeholder = slack_api.wait_for("chat.postMessage", timeout=30)[0]
+        assert held.arrived.wait(30), "the worker did not get to the report"
+        os.kill(the_worker_of(bot.process.pid), signal.SIGKILL)
+        assert bot.process.wait(timeout=30) != 0, "the bot stops when its worker dies"
         slack.close()
+    assert "the worker process stopped" in (tmp_path / "bot.log").read_text()
+    with logged_bot_process(slack_api, tmp_path, log_name="restarted.log"):
+        report = slack_api.wait_until(is_report, timeout=45)[0]
+        slack_api.wait_for("files.completeUploadExternal", timeout=30)
+    assert report.body["ts"] == placeholder.response["ts"]
+    assert len([call for call in slack_api.calls if is_report(call)]) == 1
+    assert len(slack_api.calls_to("chat.postMessage")) == 1
+    assert len([upload for upload in slack_api.uploads() if upload.filename.endswith(".md")]) == 1
+    assert "queued again" in (tmp_path / "restarted.log").read_text()
+
+
+def test_apart_a_request_typed_while_no_worker_runs_is_answered_once_one_starts(
+    slack_api: FakeSlackApi, tmp_path: Path
+) -> None:
+    with logged_bot_process(slack_api, tmp_path, "--role", "web") as web:
+        assert children_of(web.process.pid) == [], "`--role web` starts no worker"
+        slack = SlackSender(web.url, slack_api)
+        reply = slack.command(PREEMPTED)
+        assert reply.status == 200 and reply.seconds < 3
+        time.sleep(1)
+        assert slack_api.calls_to("chat.postMessage") == [], "nothing runs without a worker"
+        with worker_process(slack_api, tmp_path):
+            slack_api.wait_until(is_report, timeout=30)
+            slack_api.wait_for("files.completeUploadExternal", timeout=30)
+        slack.close()
+    assert len([call for call in slack_api.calls if is_report(call)]) == 1
+    assert len(slack_api.calls_to("chat.postMessage")) == 1

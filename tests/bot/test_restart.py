@@ -1,16 +1,15 @@
-"""A bot restarted while a diagnosis runs loses nothing the user typed: the new bot runs the request
-again and the report lands in the original placeholder, once, on SQLite and on Redis."""
+"""Restarts lose nothing the user typed, on SQLite and on Redis: a request typed while no worker
+runs is answered once one starts; a diagnosis whose worker stopped is run again by the next worker
+and answered in its original placeholder, once, even if the first worker comes back late."""
 
 from __future__ import annotations
 
 import threading
 
-from bot.grammar import RequestDraft
-from bot.state.models import InflightRequest, Place
 from diagnosis.models import DiagnoseRequest, Diagnosis
 from tests.bot.conftest import StoreFactory
 from tests.bot.examples import OOM, example_diagnosis
-from tests.bot.harness import NOW, ScriptedBackend, running_bot
+from tests.bot.harness import ScriptedBackend, running_bot, wait_until
 from tests.fakes.slack_api import Call, FakeSlackApi
 
 COMMAND = "runai cluster=4a9e2c17-5b3d-4f80-9c61-2d7be0f4a315 workload=segformer-finetune project=vision-lab"
@@ -20,76 +19,81 @@ def _is_report(call: Call) -> bool:
     return "OOM_KILLED" in call.body.get("text", "")
 
 
-def test_a_diagnosis_interrupted_by_a_restart_is_answered_in_its_placeholder_once(
+def test_a_request_typed_while_no_worker_runs_is_answered_once_one_starts(
+    slack_api: FakeSlackApi, store_factory: StoreFactory
+) -> None:
+    backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM), steps=())
+    with running_bot(slack_api, backend=backend, store=store_factory(), workers=False) as bot:
+        for number in range(3):
+            assert bot.slack.command(COMMAND, user=f"U0USER{number}").status == 200
+        assert bot.queues.chat.pending_count() == 3, "queued before Slack got its answer"
+        assert slack_api.calls_to("chat.postMessage") == []
+        bot.start_workers()
+        slack_api.wait_for("chat.update", count=3, where=_is_report, timeout=30)
+        bot.idle()
+    placeholders = slack_api.calls_to("chat.postMessage")
+    reports = [call for call in slack_api.calls_to("chat.update") if _is_report(call)]
+    assert len(placeholders) == 3 and len(reports) == 3
+    assert {call.body["ts"] for call in reports} == {call.response["ts"] for call in placeholders}
+    assert len(backend.requests) == 3
+
+
+def test_a_diagnosis_whose_worker_stopped_is_answered_in_its_placeholder_once(
     slack_api: FakeSlackApi, store_factory: StoreFactory
 ) -> None:
     started = threading.Event()
     release = threading.Event()
 
     def held(request: DiagnoseRequest) -> Diagnosis:
-        # The first bot is "stopped" while this runs; it only returns once the test is over.
+        # The first worker stops answering while this runs; it returns once the test says so.
         started.set()
         release.wait(timeout=30)
         return example_diagnosis(OOM)
 
     first_backend = ScriptedBackend(answer=held, steps=())
-    # Two bots start on the same state (two replicas after a deploy): one of them takes it over.
     second_backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM), steps=())
-    third_backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM), steps=())
-    store = store_factory()
     try:
-        with running_bot(slack_api, backend=first_backend, store=store) as first:
+        with running_bot(slack_api, backend=first_backend, store=store_factory()) as first:
             first.slack.command(COMMAND)
             placeholder = slack_api.wait_for("chat.postMessage")[0]
             assert started.wait(timeout=15), "the diagnosis did not start"
-            first.server.stop()
-            with (
-                running_bot(slack_api, backend=second_backend, store=store_factory()) as second,
-                running_bot(slack_api, backend=third_backend, store=store_factory()) as third,
-            ):
-                report = slack_api.wait_for("chat.update", where=_is_report)[0]
+            # The worker is gone as far as the queue can tell: no more beats, its task left behind.
+            assert first.workers is not None
+            consumers = first.workers.consumers
+            for consumer in consumers:
+                consumer.stop_flag.set()
+            # (Its idle threads leave first: a dead process would have none to take the task back.)
+            wait_until(lambda: sum(t.is_alive() for c in consumers for _, t in c.worker_threads) == 1)
+            first.workers.redelivery.stop()
+            with running_bot(slack_api, backend=second_backend, store=store_factory()) as second:
+                slack_api.wait_for("chat.update", where=_is_report, timeout=30)
                 second.idle()
-                third.idle()
-            release.set()
+                # The first worker comes back late with the same answer.
+                release.set()
+                wait_until(lambda: first.workers is not None and first.workers.redelivery.in_flight == 0)
+                first.workers = None
     finally:
         release.set()
-    # The late answer of the stopped bot is dropped: the user sees one report, in the placeholder.
-    assert report.body["channel"] == placeholder.body["channel"]
-    assert report.body["ts"] == placeholder.response["ts"]
-    assert len([call for call in slack_api.calls_to("chat.update") if _is_report(call)]) == 1
-    rerun = second_backend.requests + third_backend.requests
+    reports = [call for call in slack_api.calls_to("chat.update") if _is_report(call)]
+    assert reports and {call.body["ts"] for call in reports} == {placeholder.response["ts"]}
+    assert len(slack_api.calls_to("chat.postMessage")) == 1, "one placeholder, nothing posted anew"
+    full_reports = [upload for upload in slack_api.uploads() if upload.filename.endswith(".md")]
+    assert len(full_reports) == 1, "the full report attached once"
+    rerun = second_backend.requests
     assert [request.workload_name for request in rerun] == ["segformer-finetune"]
     assert rerun[0].cluster_id == first_backend.requests[0].cluster_id
-    assert store.list_inflight() == []
 
 
-def test_a_finished_diagnosis_leaves_nothing_to_resume(
+def test_a_finished_diagnosis_leaves_nothing_to_run_again(
     slack_api: FakeSlackApi, store_factory: StoreFactory
 ) -> None:
-    store = store_factory()
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM), steps=())
-    with running_bot(slack_api, backend=backend, store=store) as bot:
+    with running_bot(slack_api, backend=backend, store=store_factory()) as bot:
         bot.slack.command(COMMAND)
         slack_api.wait_for("chat.update", where=_is_report)
         bot.idle()
-    assert store.list_inflight() == []
+        assert not [key for key in bot.queues.diagnoses.all_results() if key.startswith("running:")]
     again = ScriptedBackend(answer=lambda request: example_diagnosis(OOM), steps=())
     with running_bot(slack_api, backend=again, store=store_factory()) as restarted:
         restarted.idle()
     assert again.requests == []
-
-
-def test_inflight_records_round_trip(store_factory: StoreFactory) -> None:
-    writer, reader = store_factory(), store_factory()
-    record = InflightRequest(
-        id="abc",
-        draft=RequestDraft(platform="runai", workload_name="w"),
-        place=Place(channel="C1", thread_ts="1.1", status_ts="1.1"),
-        user="U1",
-        lang="fr",
-        created_at=NOW,
-    )
-    writer.put_inflight(record)
-    assert reader.list_inflight() == [record]
-    reader.remove_inflight("abc")
-    assert writer.list_inflight() == []

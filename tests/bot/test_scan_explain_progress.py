@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import threading
 
+from bot.background import Background
 from bot.policy import Policy, Rule
 from bot.progress import ProgressReporter
 from bot.state.store import StateStore
-from bot.worker import Worker
 from tests.bot.examples import OOM, example_diagnosis
 from tests.bot.harness import ScriptedBackend, running_bot
 from tests.bot.test_bundles_backend import bundles  # noqa: F401  (module fixture)
@@ -46,11 +46,11 @@ class FakeClient:
 
 def test_progress_updates_are_coalesced() -> None:
     client = FakeClient()
-    worker = Worker()
+    background = Background()
     clock = [0.0]
     reporter = ProgressReporter(
         client=client,  # type: ignore[arg-type]
-        worker=worker,
+        background=background,
         channel="C1",
         ts="1.1",
         what="w",
@@ -62,18 +62,18 @@ def test_progress_updates_are_coalesced() -> None:
     for op in ("list_workloads", "get_workload_status", "get_workload_events", "get_workload_spec"):
         reporter(op)
         clock[0] += 0.1
-    worker.wait_idle(5)
+    background.wait_idle(5)
     assert len(client.updates) == 1, "four steps within the interval make one update"
     clock[0] += 60.0
     reporter("get_workload_pods")
-    worker.wait_idle(5)
+    background.wait_idle(5)
     assert len(client.updates) == 2 and "reading the pods" in client.updates[1]
     reporter.close()
     clock[0] += 120.0
     reporter("get_workload_history")
-    worker.wait_idle(5)
+    background.wait_idle(5)
     assert len(client.updates) == 2, "nothing after close: the report is never overwritten"
-    worker.shutdown()
+    background.shutdown()
 
 
 def test_scan_from_bundles(slack_api: FakeSlackApi, sqlite_store: StateStore, bundles) -> None:  # noqa: F811
@@ -105,9 +105,11 @@ def test_per_user_rate_limit(slack_api: FakeSlackApi, sqlite_store: StateStore) 
     with running_bot(slack_api, backend=backend, store=sqlite_store, policy=policy) as bot:
         for _ in range(3):
             bot.slack.command(COMMAND)
-        slack_api.wait_for("commands/T0ACME001/3/resp")
+        # The three run side by side: whichever comes third is told, privately.
+        slack_api.wait_for("commands/", where=lambda c: "many diagnoses" in str(c.body.get("text")))
         bot.idle()
-        assert "many diagnoses" in slack_api.calls_to("commands/T0ACME001/3/resp")[0].body["text"]
+        told = [c for c in slack_api.calls if c.method.startswith("commands/") and "many" in str(c.body)]
+        assert len(told) == 1 and told[0].body.get("response_type") == "ephemeral"
         bot.slack.command(COMMAND, user="U0BOB")
         slack_api.wait_for("files.completeUploadExternal", count=3)
         bot.idle()

@@ -11,9 +11,9 @@ import threading
 from pathlib import Path
 
 from bot.backends import BundlesBackend
+from bot.background import Background
 from bot.progress import ScanProgressReporter
 from bot.state.store import StateStore
-from bot.worker import Worker
 from diagnosis.scan import ScanProgress
 from tests.bot.examples import OOM, example_diagnosis
 from tests.bot.harness import ScriptedBackend, running_bot
@@ -112,11 +112,11 @@ class RecordingClient:
 
 def test_scan_progress_sends_the_latest_count_once_per_interval() -> None:
     client = RecordingClient()
-    worker = Worker()
+    background = Background()
     clock = [0.0]
     reporter = ScanProgressReporter(
         client=client,  # type: ignore[arg-type]
-        worker=worker,
+        background=background,
         channel="C1",
         ts="1.1",
         what="modelarts scan cn-north-4",
@@ -128,7 +128,7 @@ def test_scan_progress_sends_the_latest_count_once_per_interval() -> None:
     for done in range(5):
         reporter(ScanProgress(done=done, total=30, job_name=f"job-{done}"))
         clock[0] += 1.0
-    worker.wait_idle(5)
+    background.wait_idle(5)
     # One update within the interval, showing the latest count it had when it went out.
     assert len(client.updates) == 1
     assert re.fullmatch(
@@ -137,10 +137,10 @@ def test_scan_progress_sends_the_latest_count_once_per_interval() -> None:
     )
     clock[0] += 60.0
     reporter(ScanProgress(done=17, total=30, job_name="job-17"))
-    worker.wait_idle(5)
+    background.wait_idle(5)
     assert len(client.updates) == 2 and "30 件中 17 件" in client.updates[1]
     reporter.close()
     reporter(ScanProgress(done=30, total=30, job_name="job-30"))
-    worker.wait_idle(5)
+    background.wait_idle(5)
     assert len(client.updates) == 2, "nothing after close: the summary is never overwritten"
-    worker.shutdown()
+    background.shutdown()

@@ -7,7 +7,7 @@ import json
 from bot.state.store import StateStore
 from diagnosis.models import DiagnoseRequest, Diagnosis, Evidence
 from tests.bot.examples import OOM, example_diagnosis
-from tests.bot.harness import ScriptedBackend, running_bot
+from tests.bot.harness import ScriptedBackend, running_bot, wait_until
 from tests.fakes.slack_api import FakeSlackApi
 
 COMMAND = "runai cluster=4a9e2c17-5b3d-4f80-9c61-2d7be0f4a315 workload=segformer-finetune project=vision-lab"
@@ -84,15 +84,21 @@ def test_a_full_queue_says_busy(slack_api: FakeSlackApi, sqlite_store: StateStor
         return example_diagnosis(OOM)
 
     backend = ScriptedBackend(answer=slow)
-    with running_bot(slack_api, backend=backend, store=sqlite_store, diagnosis_slots=1, max_waiting=0) as bot:
+    with running_bot(slack_api, backend=backend, store=sqlite_store, diagnosis_slots=1, max_waiting=1) as bot:
+        # One diagnosis runs, one waits for it, and the third is told at once that the bot is busy.
         bot.slack.command(COMMAND)
-        slack_api.wait_for("chat.postMessage")
+        wait_until(lambda: len(backend.requests) == 1)
         bot.slack.command(COMMAND, user="U0BOB")
-        slack_api.wait_for("chat.update", where=lambda c: "busy" in c.body.get("text", ""))
+        slack_api.wait_for("chat.postMessage", count=2)
+        wait_until(lambda: bot.queues.diagnoses.pending_count() == 1)
+        bot.slack.command(COMMAND, user="U0CAROL")
+        busy = slack_api.wait_for("chat.update", where=lambda c: "busy" in c.body.get("text", ""))[0]
+        assert "U0CAROL" in json.dumps(slack_api.calls_to("chat.postMessage")[2].body)
+        assert busy.body["ts"] == slack_api.calls_to("chat.postMessage")[2].response["ts"]
         release.set()
-        slack_api.wait_for("chat.update", where=lambda c: "OOM_KILLED" in c.body.get("text", ""))
+        slack_api.wait_for("chat.update", count=2, where=lambda c: "OOM_KILLED" in c.body.get("text", ""))
         bot.idle()
-    assert len(backend.requests) == 1
+    assert len(backend.requests) == 2
 
 
 def test_a_log_line_cannot_ping_the_channel(slack_api: FakeSlackApi, sqlite_store: StateStore) -> None:

@@ -12,15 +12,23 @@ from pathlib import Path
 import pytest
 from slack_bolt.adapter.socket_mode import SocketModeHandler
 
-from bot.app import build_app, create_runtime
+from bot.app import build_app, create_bot
 from bot.backends import DiagnosisBackend
 from bot.policy import Policy
-from bot.runtime import Runtime
+from bot.queue.workers import Workers
 from bot.slack_client import make_client
 from bot.state.store import StateStore
 from diagnosis.models import Choice
 from tests.bot.examples import OOM, PREEMPTED, example_diagnosis
-from tests.bot.harness import CHANNEL, USER, ScriptedBackend, click_payload, event_callback
+from tests.bot.harness import (
+    CHANNEL,
+    USER,
+    ScriptedBackend,
+    click_payload,
+    event_callback,
+    queues_for,
+    worker_side,
+)
 from tests.bot.processes import socket_mode_process
 from tests.fakes.slack_api import FakeSlackApi
 from tests.fakes.socket_mode_server import FakeSocketModeServer
@@ -29,7 +37,19 @@ APP_TOKEN = "xapp-1-A0DIAGBOT-test"
 PREEMPTED_IDS = "runai id=2e6b8f31-d4a0-4c97-95e2-a13f7b0c8d46 cluster=91c0d5e8-2f47-4a3b-b6e1-7c8a0f2d4e59"
 CLUSTER = "4a9e2c17-5b3d-4f80-9c61-2d7be0f4a315"
 
-Connect = Callable[[DiagnosisBackend], Runtime]
+
+class Connected:
+    """A Socket Mode bot and its worker side (in threads of the test process)."""
+
+    def __init__(self, handler: SocketModeHandler, workers: Workers) -> None:
+        self.handler = handler
+        self.workers = workers
+
+    def idle(self, timeout: float) -> bool:
+        return self.workers.wait_idle(timeout)
+
+
+Connect = Callable[[DiagnosisBackend], Connected]
 
 
 @pytest.fixture
@@ -45,37 +65,43 @@ def connect(
 ) -> Iterator[Connect]:
     """Connects a Socket Mode bot with the given backend (as `diagnose bot` does); closed after."""
     slack_api.socket_mode_url = socket_server.url
-    opened: list[tuple[SocketModeHandler, Runtime]] = []
+    opened: list[Connected] = []
 
-    def start(backend: DiagnosisBackend) -> Runtime:
+    def start(backend: DiagnosisBackend) -> Connected:
         client = make_client(token="xoxb-test-token", base_url=slack_api.url)
-        runtime = create_runtime(backend=backend, store=sqlite_store, policy=Policy.default(), client=client)
-        app = build_app(runtime, client=client, signing_secret=None, socket_mode=True)
-        handler = SocketModeHandler(app, APP_TOKEN)
+        queues = queues_for(sqlite_store)
+        bot = create_bot(
+            backend=backend, store=sqlite_store, policy=Policy.default(), client=client, queues=queues
+        )
+        workers = worker_side(queues)
+        workers.start()
+        handler = SocketModeHandler(build_app(bot, signing_secret=None, socket_mode=True), APP_TOKEN)
         handler.connect()
-        opened.append((handler, runtime))
-        return runtime
+        opened.append(Connected(handler, workers))
+        return opened[-1]
 
     yield start
-    for _handler, runtime in opened:
-        assert runtime.services.worker.wait_idle(15)
+    for connected in opened:
+        assert connected.idle(15)
     # The server goes first: a client closing an open connection waits for its read to time out.
     socket_server.stop()
-    for handler, runtime in opened:
+    for connected in opened:
         # The client's reader sees the server go and drops its socket; closing the handler while it
         # does would race slack_sdk's unguarded `sock is not None` check (None.close()).
+        handler = connected.handler
         session = handler.client.current_session
         deadline = time.monotonic() + 5
         while session is not None and session.is_active() and time.monotonic() < deadline:
             time.sleep(0.01)
         handler.close()
-        runtime.services.worker.shutdown()
+        connected.workers.stop(timeout=2)
+        connected.workers.queues.close()
 
 
 def envelope(
     envelope_id: str, kind: str, payload: dict[str, object], *, retry_attempt: int = 0
 ) -> dict[str, object]:
-    """A Socket Mode envelope (shared/reference/slack.md 2.6)."""
+    """A Socket Mode envelope: https://api.slack.com/apis/socket-mode#events"""
     return {
         "envelope_id": envelope_id,
         "type": kind,
@@ -106,13 +132,13 @@ def test_a_slash_command_over_socket_mode(
             },
         )
     )
-    runtime = connect(backend)
+    connected = connect(backend)
     ack = socket_server.wait_for_ack("e-01")
     assert ack == {"envelope_id": "e-01"}
     opened = slack_api.wait_for("apps.connections.open")[0]
     assert opened.headers.get("Authorization") == f"Bearer {APP_TOKEN}"
     slack_api.wait_for("chat.update", where=lambda c: "Routed: preempted" in c.body.get("text", ""))
-    assert runtime.services.worker.wait_idle(15)
+    assert connected.idle(15)
     assert backend.requests[0].workload_id == "2e6b8f31-d4a0-4c97-95e2-a13f7b0c8d46"
 
 
@@ -130,7 +156,7 @@ def test_an_app_mention_over_socket_mode_is_answered_in_its_thread_once(
     slack_api: FakeSlackApi, socket_server: FakeSocketModeServer, connect: Connect
 ) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(PREEMPTED))
-    runtime = connect(backend)
+    connected = connect(backend)
     event = event_callback(mention(PREEMPTED_IDS, ts="1767225600.000100"), event_id="Ev0MENTION1")
     socket_server.send(envelope("e-mention", "events_api", event))
     assert socket_server.wait_for_ack("e-mention") == {"envelope_id": "e-mention"}
@@ -139,7 +165,7 @@ def test_an_app_mention_over_socket_mode_is_answered_in_its_thread_once(
     assert socket_server.wait_for_ack("e-mention-retry") == {"envelope_id": "e-mention-retry"}
     report = slack_api.wait_for("chat.update", where=lambda c: "Routed: preempted" in c.body.get("text", ""))
     slack_api.wait_for("files.completeUploadExternal")
-    assert runtime.services.worker.wait_idle(15)
+    assert connected.idle(15)
     placeholders = slack_api.calls_to("chat.postMessage")
     assert len(placeholders) == 1, "one answer for one event"
     assert placeholders[0].body["thread_ts"] == "1767225600.000100", "in the mention's thread"
@@ -154,7 +180,7 @@ def test_a_button_click_over_socket_mode_resumes_the_request(
         answer=lambda request: example_diagnosis(OOM),
         known={"cluster_id": [Choice(value=CLUSTER, label="prod-a")]},
     )
-    runtime = connect(backend)
+    connected = connect(backend)
     question = event_callback(
         mention("workload segformer-finetune in vision-lab failed", ts="1767225700.000100"),
         event_id="Ev0MENTION2",
@@ -176,7 +202,7 @@ def test_a_button_click_over_socket_mode_resumes_the_request(
     answered = slack_api.wait_for("chat.update", where=lambda c: c.body["ts"] == prompt.response["ts"])[0]
     assert "prod-a" in json.dumps(answered.body["blocks"])
     slack_api.wait_for("chat.update", where=lambda c: "OOM_KILLED" in c.body.get("text", ""))
-    assert runtime.services.worker.wait_idle(15)
+    assert connected.idle(15)
     assert [(r.cluster_id, r.workload_name, r.project) for r in backend.requests] == [
         (CLUSTER, "segformer-finetune", "vision-lab")
     ]

@@ -59,6 +59,18 @@ class Upload:
 
 
 @dataclass
+class _Hold:
+    """Calls matching `where` get no answer until `released` is set, and are not recorded (as if
+    they never reached Slack: the caller's process is killed meanwhile)."""
+
+    where: Callable[[Call], bool]
+    released: threading.Event = field(default_factory=threading.Event)
+    times: int = 1
+    held: int = 0
+    arrived: threading.Event = field(default_factory=threading.Event)
+
+
+@dataclass
 class _Fault:
     error: str | None = None
     status: int = 200
@@ -70,6 +82,7 @@ class FakeSlackApi:
     def __init__(self) -> None:
         self.calls: list[Call] = []
         self._faults: dict[str, list[_Fault]] = {}
+        self._holds: list[_Hold] = []
         self._cond = threading.Condition()
         self._ts = itertools.count(1)
         self._files = itertools.count(1)
@@ -130,6 +143,8 @@ class FakeSlackApi:
         return self
 
     def stop(self) -> None:
+        for hold in self._holds:
+            hold.released.set()
         self.server.shutdown()
         self.server.server_close()
 
@@ -144,6 +159,14 @@ class FakeSlackApi:
         self._faults.setdefault(method, []).append(
             _Fault(error="ratelimited", status=429, retry_after=retry_after, times=times)
         )
+
+    def hold(self, where: Callable[[Call], bool], *, times: int = 1) -> _Hold:
+        """The next `times` calls matching `where` hang unanswered and unrecorded until
+        `.released.set()`; `.arrived` is set when the first comes."""
+        hold = _Hold(where=where, times=times)
+        with self._cond:
+            self._holds.append(hold)
+        return hold
 
     # ---- inspection ----------------------------------------------------------------------------
 
@@ -198,6 +221,14 @@ class FakeSlackApi:
         self, method: str, body: dict[str, Any], headers: dict[str, str], raw: bytes
     ) -> tuple[int, dict[str, Any], dict[str, str]]:
         call = Call(method=method, body=body, headers=headers, raw=raw)
+        with self._cond:
+            hold = next((h for h in self._holds if h.held < h.times and h.where(call)), None)
+            if hold is not None:
+                hold.held += 1
+        if hold is not None:
+            hold.arrived.set()
+            hold.released.wait(120)
+            return 200, {"ok": False, "error": "held"}, {}
         status, payload, extra = self._decide(call)
         call.response = payload
         with self._cond:

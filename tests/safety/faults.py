@@ -24,14 +24,12 @@ from pathlib import Path
 import jsonschema
 
 from blocks.prompts import ACTION_OTHER
-from bot.slack_client import make_client
 from bot.state.sqlite_store import SqliteStore
-from bot.work import JobRunner
 from diagnosis.masking import mask
 from diagnosis.models import DiagnoseRequest, Diagnosis
 from simulator.server import Fault
 from tests.bot.examples import OOM, example_diagnosis
-from tests.bot.harness import ScriptedBackend, running_bot
+from tests.bot.harness import BotUnderTest, ScriptedBackend, queues_for, running_bot
 from tests.fakes.slack_api import FakeSlackApi, running_fake_slack
 from tests.safety.bundles import Scenario
 from tests.safety.fuzzing import DIAGNOSIS_SCHEMA
@@ -263,8 +261,8 @@ def slack_faults(result: FaultResult) -> None:
         result.record("Slack", name, problems)
     result.record("restart", "restart while a question waits", restart_with_a_pending_question())
     result.record("restart", "restart while a diagnosis runs", restart_during_a_diagnosis())
-    result.record("work process", "work process dies holding a job", work_process_dies_holding_a_job())
-    result.record("work process", "state store down when a request is queued", store_down_when_queued())
+    result.record("worker", "worker dies holding a request", worker_dies_holding_a_request())
+    result.record("worker", "queue down when a request is queued", store_down_when_queued())
 
 
 def restart_with_a_pending_question() -> list[str]:
@@ -319,7 +317,7 @@ def restart_during_a_diagnosis() -> list[str]:
             with running_bot(api, backend=first_backend, store=first_store) as first:
                 first.slack.command(COMMAND)
                 placeholder = api.wait_for("chat.postMessage", timeout=10)[0]
-                first.server.stop()  # the process "dies": nothing more reaches the first bot
+                stop_answering(first)  # the worker "dies": it takes nothing more, beats no more
                 try:
                     with running_bot(api, backend=second_backend, store=second_store) as second:
                         api.wait_for(
@@ -346,33 +344,45 @@ def restart_during_a_diagnosis() -> list[str]:
     return problems
 
 
-def work_process_dies_holding_a_job() -> list[str]:
-    """HTTP mode: the work process that took the queued request dies before running it; after its
-    lease, another work process takes the job, and the report lands once."""
+def stop_answering(bot: BotUnderTest) -> None:
+    """The bot's worker as the queue sees a dead one: no more tasks taken, no more beats (its
+    threads are left to finish late, as a frozen process might)."""
+    assert bot.workers is not None
+    consumers = bot.workers.consumers
+    for consumer in consumers:
+        consumer.stop_flag.set()
+    deadline = time.monotonic() + 10
+    while sum(thread.is_alive() for c in consumers for _, thread in c.worker_threads) > 1:
+        assert time.monotonic() < deadline, "the worker's idle threads did not stop"
+        time.sleep(0.02)
+    bot.workers.redelivery.stop()
+
+
+def worker_dies_holding_a_request() -> list[str]:
+    """The worker that took the queued request dies before finishing it; the next worker takes it
+    over, and the report lands once."""
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM), steps=())
     with running_fake_slack() as api, tempfile.TemporaryDirectory(prefix="safety-work-") as folder:
         store = SqliteStore(Path(folder) / "state.sqlite3")
         try:
-            with running_bot(api, backend=backend, store=store, jobs_mode="queued") as bot:
-                assert bot.runner is not None and bot.runner_thread is not None and bot.work_runtime
-                bot.runner.stop.set()  # no work process running while the command arrives
-                bot.runner_thread.join(timeout=10)
+            with running_bot(api, backend=backend, store=store, workers=False) as bot:
                 if bot.slack.command(COMMAND).status != 200:
                     return ["the command was not acked"]
-                # A work process takes the job and dies without finishing it (its lease runs out).
-                if store.claim_job(lease_seconds=1, wait_seconds=5) is None:
+                # A worker takes the request and dies at once: the queue holds its running record.
+                queues = queues_for(store)
+                taken = queues.chat.storage.dequeue()
+                if taken is None:
                     return ["the command was not queued"]
-                bot.runner = JobRunner(
-                    bot.work_runtime, make_client(token="xoxb-test-token", base_url=api.url), slots=2
-                )
-                bot.runner_thread = threading.Thread(target=bot.runner.serve, daemon=True)
-                bot.runner_thread.start()
+                message = queues.chat.serializer.deserialize(taken)
+                queues.chat.put("running:" + message.id, ("gone-host:1:dead", taken))
+                queues.close()
+                bot.start_workers()
                 try:
                     api.wait_for(
                         "chat.update", where=lambda call: REPORT_WORD in call.body.get("text", ""), timeout=20
                     )
                 except AssertionError:
-                    return ["no report after the work process died"]
+                    return ["no report after the worker died"]
                 bot.idle(15)
         finally:
             store.close()
@@ -387,19 +397,19 @@ def work_process_dies_holding_a_job() -> list[str]:
 
 
 def store_down_when_queued() -> list[str]:
-    """HTTP mode: the state store refuses the job; the asker is told at once and nothing runs."""
+    """The queue refuses the request; the asker is told at once and nothing runs."""
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM), steps=())
 
-    def refused(body: str) -> str:
+    def refused(data: bytes, priority: float | None = None) -> None:
         raise ConnectionError(
             "Error 111 connecting to redis://:hunter2secret@state:6379. Connection refused."
         )
 
     with running_fake_slack() as api, tempfile.TemporaryDirectory(prefix="safety-work-") as folder:
         store = SqliteStore(Path(folder) / "state.sqlite3")
-        store.push_job = refused  # type: ignore[method-assign]
         try:
-            with running_bot(api, backend=backend, store=store, jobs_mode="queued") as bot:
+            with running_bot(api, backend=backend, store=store) as bot:
+                bot.queues.chat.storage.enqueue = refused  # type: ignore[method-assign]
                 if bot.slack.command(COMMAND).status != 200:
                     return ["the command was not acked"]
                 try:

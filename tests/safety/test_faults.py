@@ -15,6 +15,8 @@ from tests.safety.faults import (
     restart_with_a_pending_question,
     run_slack_scenario,
     spread_ops,
+    store_down_when_queued,
+    worker_dies_holding_a_request,
 )
 
 
@@ -53,3 +55,11 @@ def test_a_restart_while_a_question_waits_loses_nothing_typed() -> None:
 
 def test_a_restart_while_a_diagnosis_runs_loses_nothing_typed() -> None:
     assert restart_during_a_diagnosis() == []
+
+
+def test_a_request_whose_worker_died_is_answered_once_by_the_next() -> None:
+    assert worker_dies_holding_a_request() == []
+
+
+def test_a_queue_that_refuses_a_request_has_the_asker_told_at_once() -> None:
+    assert store_down_when_queued() == []

@@ -31,7 +31,7 @@ def log_link(
     thread_ts = str(action.get("value") or "")
     record = runtime.services.store.get_thread(channel, thread_ts)
     if record is None:
-        runtime.services.worker.chat(
+        runtime.services.background.run(
             Notifier(client, channel=channel, user=user).tell,
             notice(label("no_thread_record", channel_lang(runtime.services, channel))),
         )
@@ -46,7 +46,7 @@ def log_link(
             ),
         )
     except (SlackClientError, OSError) as exc:
-        runtime.services.worker.chat(
+        runtime.services.background.run(
             Notifier(client, channel=channel, user=user).tell,
             notice(label("post_failed", lang, error=slack_error(exc)), emoji=":warning:"),
         )
