@@ -30,6 +30,9 @@ import httpx
 
 from diagnosis.modelarts.settings import DEFAULT_REGION, ConfigError, check_region
 
+# A deployment's default region (the Helm chart's modelarts.region), after the KooCLI profile's.
+REGION_VARIABLE = "DIAGNOSE_MODELARTS_REGION"
+
 KEY_VARIABLES = "HUAWEICLOUD_SDK_AK and HUAWEICLOUD_SDK_SK"
 # The ECS/CCE metadata service is asked only when this says so ("on", or the service's URL): the
 # SDK asks it whenever nothing else gave keys, which makes a laptop wait for a link-local address.
@@ -147,13 +150,14 @@ def _read_koocli(home: Path, env: Mapping[str, str]) -> tuple[list[_Profile], st
 def default_region(
     *, profile: str | None = None, env: Mapping[str, str] | None = None, home: Path | None = None
 ) -> str:
-    """The region to use when none is given: the KooCLI profile's, else cn-north-4."""
+    """The region to use when none is given: the KooCLI profile's, else DIAGNOSE_MODELARTS_REGION
+    (a deployment's setting), else cn-north-4."""
     environ = os.environ if env is None else env
     profiles, current, _path = _read_koocli(home or Path.home(), environ)
     chosen = _select_profile(profiles, profile or current)
     if chosen is not None and chosen.region:
         return chosen.region
-    return DEFAULT_REGION
+    return _clean(environ.get(REGION_VARIABLE)) or DEFAULT_REGION
 
 
 def _select_profile(profiles: list[_Profile], name: str | None) -> _Profile | None:
@@ -180,7 +184,8 @@ def resolve(
     if profile and chosen is None:
         raise ConfigError(f"no KooCLI profile named {profile!r} in {koocli_path}")
 
-    region = check_region(region or (chosen.region if chosen and chosen.region else DEFAULT_REGION))
+    fallback = _clean(environ.get(REGION_VARIABLE)) or DEFAULT_REGION
+    region = check_region(region or (chosen.region if chosen and chosen.region else fallback))
 
     access_key = _clean(environ.get("HUAWEICLOUD_SDK_AK"))
     secret_key = _clean(environ.get("HUAWEICLOUD_SDK_SK"))

@@ -16,7 +16,8 @@ Supported: fields (`.a.b`, `$.a`, `$var.a`), string/raw-string/number/bool/nil l
 parenthesised pipelines, `|`, variables (`$x := ...`, `$x = ...`), `if`/`else if`/`else`,
 `with`/`else`, `range` (lists and maps, with `$i, $v :=`), `define`, `template`, comments, the
 Go built-ins `and or not eq ne lt le gt ge len printf print`, the Sprig/Helm functions `include
-toYaml nindent indent quote default required fail trunc trimSuffix contains b64enc sha256sum int`.
+toYaml nindent indent quote default required fail trunc trimSuffix contains b64enc sha256sum int
+list upper replace`.
 Anything else is a parse error, so the chart cannot drift outside what is checked.
 """
 
@@ -798,6 +799,12 @@ FUNCTIONS: dict[str, Callable[..., Any] | None] = {
     "b64enc": lambda text: base64.b64encode(_want_str("b64enc", text).encode()).decode(),
     "sha256sum": lambda text: hashlib.sha256(_want_str("sha256sum", text).encode()).hexdigest(),
     "int": _sprig_int,
+    # Sprig: `list a b c`, `upper s`, `replace old new s`.
+    "list": lambda *items: list(items),
+    "upper": lambda text: _want_str("upper", text).upper(),
+    "replace": lambda old, new, text: _want_str("replace", text).replace(
+        _want_str("replace", old), _want_str("replace", new)
+    ),
 }
 
 

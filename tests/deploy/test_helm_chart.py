@@ -65,11 +65,22 @@ FAKE_TOKENS = {
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "default": {},
-    "replicas-3-redis": {"replicaCount": 3, "redis": {"enabled": True}},
+    "replicas-3-redis": {
+        "web": {"replicas": 3},
+        "worker": {"replicas": 2},
+        "redis": {"enabled": True},
+        "secrets": {"values": {"REDIS_PASSWORD": "fake-redis-password-7b3"}},
+    },
     "socket": {"mode": "socket", "secrets": {"values": FAKE_TOKENS}},
     "existing-secret": {"secrets": {"create": False, "existingSecret": "team-diagnose-tokens"}},
     "tier2": {"rbac": {"tier2": {"enabled": True}}},
-    "external-redis": {"replicaCount": 2, "externalRedis": {"url": "redis://:redispw@redis.example:6379/0"}},
+    "external-redis": {
+        "web": {"replicas": 2},
+        "externalRedis": {"url": "redis://:redispw@redis.example:6379/0"},
+    },
+    "ingress": {
+        "ingress": {"enabled": True, "host": "diagnose.example.com", "tlsSecretName": "diagnose-tls"}
+    },
     "tokens-set": {"secrets": {"values": FAKE_TOKENS}, "runai": {"url": "https://acme.run.ai"}},
 }
 
@@ -86,27 +97,49 @@ def documents_of(kind: str, rendered: RenderedChart) -> list[dict[str, Any]]:
     return [doc for doc in rendered.documents() if doc["kind"] == kind]
 
 
-def bot_deployment(rendered: RenderedChart) -> dict[str, Any]:
+def deployment_of(component: str, rendered: RenderedChart) -> dict[str, Any]:
     (deployment,) = [
         doc
         for doc in documents_of("Deployment", rendered)
-        if doc["metadata"]["labels"]["app.kubernetes.io/component"] == "bot"
+        if doc["metadata"]["labels"]["app.kubernetes.io/component"] == component
     ]
+    return deployment
+
+
+def bot_deployment(rendered: RenderedChart) -> dict[str, Any]:
+    """The Deployment of the web side: the single pod with SQLite ("bot"), "web" with Redis."""
+    (deployment,) = [
+        doc
+        for doc in documents_of("Deployment", rendered)
+        if doc["metadata"]["labels"]["app.kubernetes.io/component"] in ("bot", "web")
+    ]
+    return deployment
+
+
+def worker_deployment(rendered: RenderedChart) -> dict[str, Any]:
+    """The Deployment the worker container is in (the single pod's, with SQLite)."""
+    found = [doc for doc in documents_of("Deployment", rendered) if "worker" in containers_of(doc)]
+    (deployment,) = found
     return deployment
 
 
 def redis_deployment(rendered: RenderedChart) -> dict[str, Any]:
-    (deployment,) = [
-        doc
-        for doc in documents_of("Deployment", rendered)
-        if doc["metadata"]["labels"]["app.kubernetes.io/component"] == "redis"
-    ]
-    return deployment
+    return deployment_of("redis", rendered)
+
+
+def containers_of(deployment: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {
+        container["name"]: container for container in deployment["spec"]["template"]["spec"]["containers"]
+    }
 
 
 def bot_container(rendered: RenderedChart) -> dict[str, Any]:
-    (container,) = bot_deployment(rendered)["spec"]["template"]["spec"]["containers"]
-    return container
+    """The web side's container (HTTP server or Socket Mode connection)."""
+    return containers_of(bot_deployment(rendered))["web"]
+
+
+def worker_container(rendered: RenderedChart) -> dict[str, Any]:
+    return containers_of(worker_deployment(rendered))["worker"]
 
 
 def env_of(container: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -136,6 +169,9 @@ MODEL_OF_KIND = {
     "ClusterRole": "V1ClusterRole",
     "ClusterRoleBinding": "V1ClusterRoleBinding",
     "PodDisruptionBudget": "V1PodDisruptionBudget",
+    "PersistentVolumeClaim": "V1PersistentVolumeClaim",
+    "NetworkPolicy": "V1NetworkPolicy",
+    "Ingress": "V1Ingress",
 }
 
 
@@ -203,48 +239,95 @@ def test_references_between_objects_resolve(variant: str) -> None:
         for volume in volumes.values():
             if "configMap" in volume:
                 assert ("ConfigMap", volume["configMap"]["name"]) in names
+            if "persistentVolumeClaim" in volume:
+                assert ("PersistentVolumeClaim", volume["persistentVolumeClaim"]["claimName"]) in names
         account = pod["spec"].get("serviceAccountName")
         if account is not None:
             assert ("ServiceAccount", account) in names
-    bot_pod_labels = bot_deployment(rendered)["spec"]["template"]["metadata"]["labels"]
-    for service in documents_of("Service", rendered):
-        chosen = [
-            deployment["metadata"]["name"]
-            for deployment in documents_of("Deployment", rendered)
-            if service["spec"]["selector"].items()
-            <= deployment["spec"]["template"]["metadata"]["labels"].items()
-        ]
-        assert len(chosen) == 1, f"Service {service['metadata']['name']} selects {chosen}"
-    for budget in documents_of("PodDisruptionBudget", rendered):
-        assert budget["spec"]["selector"]["matchLabels"].items() <= bot_pod_labels.items()
+    pods = {
+        deployment["metadata"]["name"]: deployment["spec"]["template"]["metadata"]["labels"]
+        for deployment in documents_of("Deployment", rendered)
+    }
+    selectors = [(service["spec"]["selector"], service) for service in documents_of("Service", rendered)]
+    selectors += [
+        (budget["spec"]["selector"]["matchLabels"], budget)
+        for budget in documents_of("PodDisruptionBudget", rendered)
+    ]
+    for selector, document in selectors:
+        chosen = [name for name, labels in pods.items() if selector.items() <= labels.items()]
+        assert len(chosen) == 1, f"{document['kind']} {document['metadata']['name']} selects {chosen}"
+    for ingress in documents_of("Ingress", rendered):
+        for rule in ingress["spec"]["rules"]:
+            for path in rule["http"]["paths"]:
+                assert ("Service", path["backend"]["service"]["name"]) in names
 
 
 # --------------------------------------------------------------------------------------------
 # the bot Deployment
 
 
-def test_default_release_runs_one_http_replica_of_the_app_version() -> None:
+def test_default_release_is_one_pod_with_a_web_and_a_worker_container_on_a_claimed_volume() -> None:
     rendered = render()
     deployment = bot_deployment(rendered)
-    container = bot_container(rendered)
+    containers = containers_of(deployment)
     assert deployment["spec"]["replicas"] == 1
-    assert container["image"] == f"diagnose-bot:{CHART_META['appVersion']}"
-    assert container["args"] == ["bot", "--http", "--port", "3000"]
+    # Two pods must never hold separate SQLite state: the old pod stops before the new one starts.
+    assert deployment["spec"]["strategy"] == {"type": "Recreate"}
+    assert list(containers) == ["web", "worker"]
+    for container in containers.values():
+        assert container["image"] == f"diagnose-bot:{CHART_META['appVersion']}"
+    assert containers["web"]["args"] == ["bot", "--role", "web", "--http", "--port", "3000", "--threads", "8"]
+    assert containers["worker"]["args"] == ["bot", "--role", "worker", "--health-port", "8081"]
     kinds = sorted(doc["kind"] for doc in rendered.documents())
-    assert kinds == ["ConfigMap", "Deployment", "Secret", "Service", "ServiceAccount"]
+    assert kinds == [
+        "ConfigMap",
+        "Deployment",
+        "PersistentVolumeClaim",
+        "Secret",
+        "Service",
+        "ServiceAccount",
+    ]
+    claim = single("PersistentVolumeClaim", rendered)
+    volumes = {volume["name"]: volume for volume in deployment["spec"]["template"]["spec"]["volumes"]}
+    assert volumes["state"] == {
+        "name": "state",
+        "persistentVolumeClaim": {"claimName": claim["metadata"]["name"]},
+    }
+    assert claim["spec"]["accessModes"] == ["ReadWriteOnce"]
+    assert claim["spec"]["resources"]["requests"]["storage"] == "1Gi"
+    for container in containers.values():
+        assert {"name": "state", "mountPath": "/var/lib/diagnose"} in container["volumeMounts"]
 
 
 def test_image_tag_and_extra_args_come_from_values() -> None:
-    container = bot_container(
-        render(
-            {
-                "image": {"repository": "registry.example/ml/diagnose-bot", "tag": "2024.06.1"},
-                "extraArgs": ["--bundles", "/srv/bundles"],
-            }
-        )
+    rendered = render(
+        {
+            "image": {"repository": "registry.example/ml/diagnose-bot", "tag": "2024.06.1"},
+            "extraArgs": ["--bundles", "/srv/bundles"],
+        }
     )
-    assert container["image"] == "registry.example/ml/diagnose-bot:2024.06.1"
-    assert container["args"] == ["bot", "--http", "--port", "3000", "--bundles", "/srv/bundles"]
+    for container in (bot_container(rendered), worker_container(rendered)):
+        assert container["image"] == "registry.example/ml/diagnose-bot:2024.06.1"
+        assert container["args"][-2:] == ["--bundles", "/srv/bundles"]
+
+
+def test_the_worker_has_its_own_probes_and_the_thread_counts_the_cli_reads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from bot.settings import BotSettings
+
+    rendered = render({"worker": {"diagnosisThreads": 6, "chatThreads": 3, "healthPort": 9090}})
+    worker = worker_container(rendered)
+    ports = {port["name"]: port["containerPort"] for port in worker["ports"]}
+    assert int(worker["args"][worker["args"].index("--health-port") + 1]) == 9090
+    for probe in ("livenessProbe", "readinessProbe"):
+        assert worker[probe]["httpGet"]["path"] == "/healthz"
+        assert ports[worker[probe]["httpGet"]["port"]] == 9090
+    for name, entry in env_of(worker).items():
+        if name.startswith("DIAGNOSE_BOT_"):
+            monkeypatch.setenv(name, entry["value"])
+    settings = BotSettings()
+    assert (settings.diagnosis_slots, settings.chat_threads) == (6, 3)
 
 
 @pytest.mark.parametrize("container_port", [3000, 8080])
@@ -396,9 +479,10 @@ def test_a_changed_policy_rolls_the_pods() -> None:
 
 def test_resources_have_requests_and_a_memory_limit() -> None:
     rendered = render(VARIANTS["replicas-3-redis"])
-    bot = bot_container(rendered)["resources"]
-    assert bot["requests"] == {"cpu": "250m", "memory": "640Mi"}
-    assert bot["limits"]["memory"] == "1536Mi"
+    web = bot_container(rendered)["resources"]
+    assert web["requests"] == {"cpu": "100m", "memory": "128Mi"} and web["limits"]["memory"] == "256Mi"
+    worker = worker_container(rendered)["resources"]
+    assert worker["requests"] == {"cpu": "250m", "memory": "256Mi"} and worker["limits"]["memory"] == "1Gi"
     (redis,) = redis_deployment(rendered)["spec"]["template"]["spec"]["containers"]
     assert redis["resources"]["requests"]["cpu"] and redis["resources"]["requests"]["memory"]
     assert redis["resources"]["limits"]["memory"]
@@ -422,61 +506,119 @@ def test_containers_run_non_root_read_only_without_capabilities(variant: str) ->
     assert bot_container(rendered)["securityContext"]["runAsUser"] == 10001
 
 
-def test_writable_paths_are_emptydirs_and_the_state_dir_is_one_of_them() -> None:
-    rendered = render()
-    container = bot_container(rendered)
-    volumes = {v["name"]: v for v in bot_deployment(rendered)["spec"]["template"]["spec"]["volumes"]}
-    writable = {
-        mount["mountPath"]: volumes[mount["name"]]
-        for mount in container["volumeMounts"]
-        if not mount.get("readOnly")
-    }
-    state_dir = env_of(container)["DIAGNOSE_STATE_DIR"]["value"]
-    assert set(writable) == {"/tmp", state_dir}
-    assert all(volume["emptyDir"] == {} for volume in writable.values())
+@pytest.mark.parametrize("variant", ["default", "replicas-3-redis"])
+def test_writable_paths_are_scratch_and_the_state_dir(variant: str) -> None:
+    rendered = render(VARIANTS[variant])
+    for deployment in (bot_deployment(rendered), worker_deployment(rendered)):
+        volumes = {v["name"]: v for v in deployment["spec"]["template"]["spec"]["volumes"]}
+        for container in containers_of(deployment).values():
+            writable = {
+                mount["mountPath"]: volumes[mount["name"]]
+                for mount in container["volumeMounts"]
+                if not mount.get("readOnly")
+            }
+            state_dir = env_of(container)["DIAGNOSE_STATE_DIR"]["value"]
+            assert set(writable) == {"/tmp", state_dir}
+            assert writable["/tmp"]["emptyDir"] == {}
+            # SQLite: the state on the claimed volume; Redis: the state dir is scratch only.
+            kind = "persistentVolumeClaim" if variant == "default" else "emptyDir"
+            assert kind in writable[state_dir]
 
 
 # --------------------------------------------------------------------------------------------
 # replicas and Redis
 
 
-def test_three_replicas_with_bundled_redis() -> None:
+def test_with_bundled_redis_web_and_worker_are_deployments_of_their_own() -> None:
     rendered = render(VARIANTS["replicas-3-redis"])
-    assert bot_deployment(rendered)["spec"]["replicas"] == 3
-    redis_url = env_of(bot_container(rendered))["REDIS_URL"]["value"]
-    match = re.fullmatch(r"redis://([a-z0-9-]+):(\d+)/0", redis_url)
-    assert match is not None, redis_url
+    web, worker = deployment_of("web", rendered), deployment_of("worker", rendered)
+    assert (web["spec"]["replicas"], worker["spec"]["replicas"]) == (3, 2)
+    assert list(containers_of(web)) == ["web"] and list(containers_of(worker)) == ["worker"]
+    assert web["spec"]["strategy"]["type"] == worker["spec"]["strategy"]["type"] == "RollingUpdate"
+    assert documents_of("PersistentVolumeClaim", rendered) == []
+    secret = single("Secret", rendered)
+    for container in (bot_container(rendered), worker_container(rendered)):
+        env = container["env"]
+        names = [entry["name"] for entry in env]
+        # The password first: Kubernetes expands $(REDIS_PASSWORD) only from entries before it.
+        assert names.index("REDIS_PASSWORD") < names.index("REDIS_URL")
+        password = env_of(container)["REDIS_PASSWORD"]["valueFrom"]["secretKeyRef"]
+        assert password == {"name": secret["metadata"]["name"], "key": "REDIS_PASSWORD"}
+        redis_url = env_of(container)["REDIS_URL"]["value"]
+        match = re.fullmatch(r"redis://:\$\(REDIS_PASSWORD\)@([a-z0-9-]+):(\d+)/0", redis_url)
+        assert match is not None, redis_url
     (redis_service,) = [s for s in documents_of("Service", rendered) if s["metadata"]["name"] == match[1]]
     assert redis_service["spec"]["ports"][0]["port"] == int(match[2])
     redis_pod_labels = redis_deployment(rendered)["spec"]["template"]["metadata"]["labels"]
     assert redis_service["spec"]["selector"].items() <= redis_pod_labels.items()
     (redis,) = redis_deployment(rendered)["spec"]["template"]["spec"]["containers"]
     assert {"name": "data", "mountPath": "/data"} in redis["volumeMounts"]
-    assert redis["readinessProbe"]["exec"]["command"][0] == "redis-cli"
+    assert redis["args"][-2:] == ["--requirepass", "$(REDIS_PASSWORD)"]
+    assert env_of(redis)["REDIS_PASSWORD"]["valueFrom"]["secretKeyRef"]["key"] == "REDIS_PASSWORD"
+    assert "REDISCLI_AUTH" in redis["readinessProbe"]["exec"]["command"][-1]
+    assert "noeviction" in redis["args"], "queued tasks are never evicted"
+
+
+def test_only_the_bots_pods_may_reach_the_bundled_redis() -> None:
+    rendered = render(VARIANTS["replicas-3-redis"])
+    policy = single("NetworkPolicy", rendered)
+    redis_pod = redis_deployment(rendered)["spec"]["template"]["metadata"]["labels"]
+    assert policy["spec"]["podSelector"]["matchLabels"].items() <= redis_pod.items()
+    assert policy["spec"]["policyTypes"] == ["Ingress"]
+    (rule,) = policy["spec"]["ingress"]
+    (source,) = rule["from"]
+    assert rule["ports"] == [{"port": 6379, "protocol": "TCP"}]
+
+    def admitted(labels: dict[str, str]) -> bool:
+        selector = source["podSelector"]
+        if not selector["matchLabels"].items() <= labels.items():
+            return False
+        return all(labels.get(e["key"]) in e["values"] for e in selector.get("matchExpressions", []))
+
+    for deployment in documents_of("Deployment", rendered):
+        labels = deployment["spec"]["template"]["metadata"]["labels"]
+        expected = labels["app.kubernetes.io/component"] in ("web", "worker")
+        assert admitted(labels) == expected, deployment["metadata"]["name"]
+    other_release = {**bot_deployment(rendered)["spec"]["template"]["metadata"]["labels"]}
+    other_release["app.kubernetes.io/instance"] = "someone-else"
+    assert not admitted(other_release)
+
+
+def test_the_bundled_redis_needs_a_password() -> None:
+    with pytest.raises(TemplateError, match=r"redis\.enabled needs a password"):
+        render({"redis": {"enabled": True}})
+    rendered = render(
+        {"redis": {"enabled": True, "auth": {"existingSecret": "redis-auth", "existingSecretKey": "pw"}}}
+    )
+    reference = env_of(worker_container(rendered))["REDIS_PASSWORD"]["valueFrom"]["secretKeyRef"]
+    assert reference == {"name": "redis-auth", "key": "pw"}
 
 
 def test_several_replicas_get_a_disruption_budget_and_spread_over_nodes() -> None:
     rendered = render(VARIANTS["replicas-3-redis"])
-    budget = single("PodDisruptionBudget", rendered)
-    assert budget["spec"]["maxUnavailable"] == 1
-    (spread,) = bot_deployment(rendered)["spec"]["template"]["spec"]["topologySpreadConstraints"]
-    assert spread["topologyKey"] == "kubernetes.io/hostname"
-    assert spread["whenUnsatisfiable"] == "ScheduleAnyway"
-    pod_labels = bot_deployment(rendered)["spec"]["template"]["metadata"]["labels"]
-    assert spread["labelSelector"]["matchLabels"].items() <= pod_labels.items()
-    single_replica = render()
-    assert documents_of("PodDisruptionBudget", single_replica) == []
-    assert "topologySpreadConstraints" not in bot_deployment(single_replica)["spec"]["template"]["spec"]
-    assert "REDIS_URL" not in env_of(bot_container(single_replica))
+    budgets = documents_of("PodDisruptionBudget", rendered)
+    assert len(budgets) == 2 and all(budget["spec"]["maxUnavailable"] == 1 for budget in budgets)
+    for deployment in (deployment_of("web", rendered), deployment_of("worker", rendered)):
+        (spread,) = deployment["spec"]["template"]["spec"]["topologySpreadConstraints"]
+        assert spread["topologyKey"] == "kubernetes.io/hostname"
+        assert spread["whenUnsatisfiable"] == "ScheduleAnyway"
+        pod_labels = deployment["spec"]["template"]["metadata"]["labels"]
+        assert spread["labelSelector"]["matchLabels"].items() <= pod_labels.items()
+    single_pod = render()
+    assert documents_of("PodDisruptionBudget", single_pod) == []
+    assert "topologySpreadConstraints" not in bot_deployment(single_pod)["spec"]["template"]["spec"]
+    assert "REDIS_URL" not in env_of(bot_container(single_pod))
 
 
-def test_several_replicas_without_redis_fail_with_a_clear_message() -> None:
+def test_several_web_replicas_without_redis_fail_with_a_clear_message() -> None:
     with pytest.raises(TemplateError) as failure:
-        render({"replicaCount": 3})
+        render({"web": {"replicas": 3}})
     message = str(failure.value)
     assert message.startswith("execution error at (diagnose-bot/templates/")
-    assert "replicaCount > 1 needs a shared Redis" in message
+    assert "web.replicas > 1 needs a shared Redis" in message
     assert "redis.enabled=true" in message and "externalRedis.url" in message
+    with pytest.raises(TemplateError, match="state: redis needs a Redis"):
+        render({"state": "redis"})
 
 
 def test_external_redis_url_goes_through_the_secret() -> None:
@@ -491,7 +633,10 @@ def test_external_redis_url_goes_through_the_secret() -> None:
 
 def test_external_redis_from_an_existing_secret() -> None:
     rendered = render(
-        {"replicaCount": 2, "externalRedis": {"existingSecret": "shared-redis", "existingSecretKey": "url"}}
+        {
+            "web": {"replicas": 2},
+            "externalRedis": {"existingSecret": "shared-redis", "existingSecretKey": "url"},
+        }
     )
     reference = env_of(bot_container(rendered))["REDIS_URL"]["valueFrom"]["secretKeyRef"]
     assert reference == {"name": "shared-redis", "key": "url"}
@@ -511,20 +656,28 @@ def test_external_redis_url_without_the_charts_secret_fails_clearly() -> None:
 # Socket Mode
 
 
-def test_socket_mode_is_one_replica_without_service_or_http_probes() -> None:
-    rendered = render({"mode": "socket", "replicaCount": 3})  # no Redis needed: forced to 1
+@pytest.mark.parametrize("values", [{"mode": "socket"}, {"mode": "socket", **VARIANTS["replicas-3-redis"]}])
+def test_socket_mode_is_one_connection_without_service_or_http_probes(values: dict[str, Any]) -> None:
+    rendered = render(values)
     deployment = bot_deployment(rendered)
     container = bot_container(rendered)
     assert deployment["spec"]["replicas"] == 1
     assert deployment["spec"]["strategy"] == {"type": "Recreate"}
-    assert container["args"] == ["bot"]
+    assert container["args"] == ["bot", "--role", "web"]
     assert "ports" not in container
     assert "livenessProbe" not in container and "readinessProbe" not in container
-    assert documents_of("Service", rendered) == []
-    assert documents_of("PodDisruptionBudget", rendered) == []
+    assert [s["metadata"]["name"] for s in documents_of("Service", rendered)] == (
+        [redis_deployment(rendered)["metadata"]["name"]] if "redis" in values else []
+    )
+    assert [b["metadata"]["name"] for b in documents_of("PodDisruptionBudget", rendered)] == (
+        [worker_deployment(rendered)["metadata"]["name"]] if "redis" in values else []
+    )
     env = env_of(container)
     assert env["SLACK_APP_TOKEN"]["valueFrom"]["secretKeyRef"]["key"] == "SLACK_APP_TOKEN"
     assert "SLACK_SIGNING_SECRET" not in env
+    assert "SLACK_APP_TOKEN" not in env_of(worker_container(rendered)), (
+        "the worker talks to Slack's Web API only"
+    )
     assert "Socket Mode" in rendered.notes
 
 
@@ -591,7 +744,7 @@ def test_long_release_names_are_cut_to_valid_kubernetes_names() -> None:
             assert len(name) <= 63 and not name.endswith("-"), name
     assert len(set(names)) == len(names), names
     deployments = [name for kind, name in names if kind == "Deployment"]
-    assert len(set(deployments)) == 2, deployments
+    assert len(set(deployments)) == 3, deployments  # web, worker, redis
 
 
 def test_release_named_like_the_chart_is_not_doubled() -> None:
@@ -733,8 +886,8 @@ def test_variables_are_scoped_to_their_block() -> None:
 
 
 def test_templates_outside_the_subset_do_not_parse() -> None:
-    with pytest.raises(TemplateError, match='function "upper" not defined'):
-        run("{{ upper .Values.a }}")
+    with pytest.raises(TemplateError, match='function "lower" not defined'):
+        run("{{ lower .Values.a }}")
     with pytest.raises(TemplateError, match="missing"):
         run("{{ if .Values.a }}never closed")
     with pytest.raises(TemplateError, match="unexpected"):
@@ -756,24 +909,38 @@ def test_merge_values_overrides_deeply_and_null_removes_a_default_key() -> None:
     ) == {"rules": []}
 
 
-@pytest.mark.parametrize(("web", "work"), [(2, 1), (4, 2), (1, 0)])
-def test_http_mode_sets_the_web_and_work_process_counts_the_cli_reads(
-    web: int, work: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import argparse
+def test_modelarts_region_and_endpoints_reach_both_containers_as_the_bot_reads_them() -> None:
+    from diagnosis.modelarts.credentials import default_region
+    from diagnosis.modelarts.settings import endpoint_for
 
-    from cli.bot import register
+    values = {
+        "modelarts": {
+            "region": "ap-southeast-1",
+            "endpoints": {"cn-north-4": "https://modelarts-vpc.example.internal"},
+        }
+    }
+    rendered = render(values)
+    for container in (bot_container(rendered), worker_container(rendered)):
+        env = {name: entry["value"] for name, entry in env_of(container).items() if "value" in entry}
+        assert default_region(env=env, home=Path("/nonexistent")) == "ap-southeast-1"
+        assert endpoint_for("cn-north-4", env=env, home=Path("/nonexistent")) == (
+            "https://modelarts-vpc.example.internal"
+        )
 
-    env = env_of(bot_container(render({"processes": {"web": web, "work": work}})))
-    for name, entry in env.items():
-        if name.startswith("DIAGNOSE_BOT_"):
-            monkeypatch.setenv(name, entry["value"])
-    parser = argparse.ArgumentParser()
-    register(parser.add_subparsers())
-    args = parser.parse_args(["bot", "--http"])
-    assert (args.workers, args.work_processes) == (web, work)
 
+def test_the_ingress_buffers_and_limits_before_the_bot_and_exposes_only_slacks_endpoint() -> None:
+    rendered = render(VARIANTS["ingress"])
+    ingress = single("Ingress", rendered)
+    annotations = ingress["metadata"]["annotations"]
+    assert annotations["nginx.ingress.kubernetes.io/proxy-body-size"] == "256k"
+    assert annotations["nginx.ingress.kubernetes.io/proxy-request-buffering"] == "on"
+    from bot.ingress import MAX_BODY_BYTES
 
-def test_socket_mode_sets_no_process_counts() -> None:
-    env = env_of(bot_container(render({"mode": "socket"})))
-    assert not [name for name in env if name.endswith("_PROCESSES")]
+    assert MAX_BODY_BYTES == 256 * 1024, "the edge refuses what the bot would refuse"
+    (rule,) = ingress["spec"]["rules"]
+    assert rule["host"] == "diagnose.example.com"
+    assert [path["path"] for path in rule["http"]["paths"]] == ["/slack/events"]
+    assert ingress["spec"]["tls"] == [{"hosts": ["diagnose.example.com"], "secretName": "diagnose-tls"}]
+    assert documents_of("Ingress", render()) == []
+    with pytest.raises(TemplateError, match=r"ingress\.host is required"):
+        render({"ingress": {"enabled": True}})

@@ -182,3 +182,17 @@ def test_unreadable_files_are_clear_errors(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="no KooCLI profile named 'x'"):
         koocli(tmp_path, [profile("default", "cn-north-4")])
         resolve("cn-north-4", profile="x", env={}, home=tmp_path)
+
+
+def test_a_deployment_sets_the_default_region_after_the_koocli_profile(tmp_path: Path) -> None:
+    env = {
+        "DIAGNOSE_MODELARTS_REGION": "ap-southeast-1",
+        "HUAWEICLOUD_SDK_AK": "AKENV00000000000000",
+        "HUAWEICLOUD_SDK_SK": "sk-env",
+        "HUAWEICLOUD_SDK_PROJECT_ID": "a" * 32,
+    }
+    assert default_region(env=env, home=tmp_path) == "ap-southeast-1"
+    assert resolve(None, env=env, home=tmp_path).region == "ap-southeast-1"
+    assert default_region(env={}, home=tmp_path) == "cn-north-4"
+    koocli(tmp_path, [profile("default", "cn-east-3", "e" * 32, "AKPLAIN", "sk-plain")])
+    assert default_region(env=env, home=tmp_path) == "cn-east-3"
