@@ -2,8 +2,11 @@
 #   Socket Mode: docker run -e SLACK_BOT_TOKEN=xoxb-… -e SLACK_APP_TOKEN=xapp-… diagnose-bot
 #   HTTP mode:   docker run -p 3000:3000 -e SLACK_BOT_TOKEN=xoxb-… -e SLACK_SIGNING_SECRET=… \
 #                  diagnose-bot bot --http --port 3000
-# Without DIAGNOSE_POLICY it answers from the built-in demo bundles only. Tokens come from the
-# environment (or your orchestrator's secrets), never from the image.
+# Run this way (one machine) the bot starts its worker as a child process and both stop together,
+# so give it a restart policy (--restart unless-stopped) and a volume for /var/lib/diagnose (the
+# queue and the state). On Kubernetes the chart runs `bot --role web` and `bot --role worker` as
+# containers of their own. Without DIAGNOSE_POLICY it answers from the built-in demo bundles only.
+# Tokens come from the environment (or your orchestrator's secrets), never from the image.
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
