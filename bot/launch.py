@@ -2,7 +2,7 @@
 acks and queues, the worker that runs the queue, and on one machine both from one command.
 
 In Kubernetes each runs in its own container and the platform restarts it. On one machine
-`diagnose bot` starts the worker as a child at the lowest CPU priority (an ack has 3 seconds; a
+`diagnose bot` starts the worker as a child at a lower CPU priority (nice +10) (an ack has 3 seconds; a
 report 100 ms later is not noticed) and serves the front itself; when either stops, both stop with
 the worker's exit code, so that the machine's service manager (systemd's Restart=, Docker's
 --restart) restarts the bot. Nothing queued is lost meanwhile: the queue is on disk.
@@ -142,12 +142,8 @@ def run_front(front: Front) -> int:
 
 
 def lower_priority(pid: int) -> None:
-    """Linux: SCHED_IDLE (runs only on CPU time nothing else wants), else nice +10."""
-    try:
-        os.sched_setscheduler(pid, os.SCHED_IDLE, os.sched_param(0))
-        return
-    except (AttributeError, OSError):
-        pass
+    """nice +10: the worker yields the CPU to the front when both want it, and still gets its share
+    on a machine busy with other work (SCHED_IDLE would give it none there)."""
     try:
         os.setpriority(os.PRIO_PROCESS, pid, 10)
     except OSError:  # not allowed here (some sandboxes): the normal priority
