@@ -123,7 +123,7 @@ def refuse_other_organisations(
     thread_ts = _told_in_thread(runtime, body, context.bot_user_id) if entry == "event" else None
     if (entry == "block_actions" and found.channel) or thread_ts:
         tell = Notifier(client, channel=found.channel, user=found.user, thread_ts=thread_ts).tell
-        runtime.services.worker.chat(tell, message)
+        runtime.services.background.run(tell, message)
     return BoltResponse(status=200, body="")
 
 
