@@ -15,9 +15,10 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from diagnosis.evidence.routes import RouteTable
+from diagnosis.evidence.series import SeriesReading
 from diagnosis.evidence.source import Recorder, Source
 from diagnosis.masking import mask_diagnosis
-from diagnosis.models import Bundle, DiagnoseRequest, Diagnosis, Platform
+from diagnosis.models import Bundle, DiagnoseRequest, Diagnosis, Exchange, Platform
 from diagnosis.scan import DiagnosedJob, ScanObserver, ScanResultBase, ScanScope
 
 DEFAULT_LANG: dict[str, str] = {"modelarts": "zh", "runai": "en"}
@@ -65,6 +66,11 @@ class PlatformBackend(Protocol):
 
     async def log_link(self, *, job_id: str, task_id: str, region: str | None) -> str:
         """A short-lived link to a task's full log; NotOffered where the platform has none."""
+        ...
+
+    def memory_series(self, exchanges: Sequence[Exchange]) -> SeriesReading:
+        """Memory use over time (and the kills it caused) read from a diagnosis' recorded answers,
+        for the memory-vs-limit chart; or why there is none."""
         ...
 
 

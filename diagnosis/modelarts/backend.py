@@ -10,14 +10,15 @@ from typing import Any
 from diagnosis.engine import PlatformBackend
 from diagnosis.evidence.makers import accepted_options, single_source
 from diagnosis.evidence.routes import RouteTable
+from diagnosis.evidence.series import SeriesReading
 from diagnosis.evidence.source import HttpSource, Recorder, Source
-from diagnosis.modelarts import client
+from diagnosis.modelarts import client, series
 from diagnosis.modelarts import scan as modelarts_scan
 from diagnosis.modelarts.logurl import fetch_log_url
 from diagnosis.modelarts.messages import LANGUAGES
 from diagnosis.modelarts.routes import ROUTES
 from diagnosis.modelarts.workflow import diagnose as run_workflow
-from diagnosis.models import Bundle, DiagnoseRequest, Diagnosis, Platform
+from diagnosis.models import Bundle, DiagnoseRequest, Diagnosis, Exchange, Platform
 from diagnosis.scan import DiagnosedJob, ScanObserver, ScanScope
 
 __all__ = ["BACKEND", "ModelArtsBackend"]
@@ -74,6 +75,9 @@ class ModelArtsBackend:
 
     async def log_link(self, *, job_id: str, task_id: str, region: str | None) -> str:
         return await fetch_log_url(job_id=job_id, task_id=task_id, region=region)
+
+    def memory_series(self, exchanges: Sequence[Exchange]) -> SeriesReading:
+        return series.memory_series(exchanges)
 
 
 BACKEND: PlatformBackend = ModelArtsBackend()

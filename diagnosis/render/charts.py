@@ -1,8 +1,9 @@
 """Pictures built from what the engine recorded: memory use against the limit, and a scan summary.
 
-Every plotted number comes from a recorded exchange (the samples, the kill times) or from the
-diagnosis' own measurements (limit, request); nothing is estimated or filled in. When there is
-nothing to plot, the result carries no PNG and a one-line reason instead.
+Every plotted number comes from a recorded exchange, as the platform reads it (the memory series
+and kill times its backend gives, diagnosis.evidence.series), from the diagnosis' own measurements
+(limit, request) or from scan/v1; nothing is estimated or filled in. When there is nothing to
+plot, the result carries no PNG and a one-line reason instead.
 
 matplotlib is an optional extra (`pip install diagnose-bot[charts]`): it is imported only when a
 chart is drawn, with the Agg backend and without pyplot (no global figure state, safe in threads).
@@ -18,38 +19,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from diagnosis import engine
+from diagnosis.evidence.series import NO_SAMPLES, MemorySeries
 from diagnosis.masking import mask
 from diagnosis.models import Diagnosis, Exchange
-from diagnosis.timeutil import parse_instant
 
 GIB = 1024**3
 
-# Run:ai: `GET /api/v1/workloads/{id}/metrics` answers `measurements[]`, each `{type, labels, values[]}`
-# with `values[] = {value: "<string>", timestamp}` (runai-api.md §10).
-RUNAI_METRICS_OP = "get_workload_metrics"
-RUNAI_MEMORY_METRIC = "CPU_MEMORY_USAGE_BYTES"
-RUNAI_EVENT_OPS = ("get_workload_events",)
-RUNAI_HISTORY_OP = "get_workload_history"
-RUNAI_PODS_OP = "get_workload_pods"
-K8S_POD_OP = "k8s.read_pod"
-# ModelArts: `ShowTrainingJobMetrics` answers `metrics[] = {metric, value[]}`, one average per
-# minute; `memUsage` is a percentage (modelarts-api.md §3.8), so it cannot be drawn against a byte
-# limit. A metric whose name says bytes is drawn; -1 means "no sample".
-MODELARTS_METRICS_OP = "ShowTrainingJobMetrics"
-MODELARTS_DETAILS_OP = "ShowTrainingJobDetails"
-MODELARTS_PERCENT_MEMORY_METRICS = ("memUsage",)
-OOM_REASON = "OOMKilled"
-# Signals of one termination chained less than 120 s apart are one kill (rulings R11).
-SAME_KILL_WINDOW = timedelta(seconds=120)
-
 NO_MATPLOTLIB = "matplotlib is not installed"
-NO_METRICS_RECORDED = "no memory metrics were recorded"
-NO_SAMPLES = "no memory samples were recorded"
-MODELARTS_PERCENT_ONLY = (
-    "ModelArts reports memory use as a percentage (memUsage), not in bytes, so it cannot be drawn "
-    "against the memory limit"
-)
-MODELARTS_NO_START = "the ModelArts byte series has no timestamps and the job's start time was not recorded"
 NO_SCAN_RESULTS = "the scan found no jobs"
 
 CJK_FONTS = ("Noto Sans CJK JP", "Noto Sans CJK SC", "Noto Sans CJK TC", "Noto Sans CJK KR")
@@ -59,251 +36,6 @@ REQUEST_COLOUR = "#7f8c8d"
 KILL_COLOUR = "#8e0000"
 BAR_COLOUR = "#4a6fa5"
 BAR_HIGHLIGHT = "#c0392b"
-
-
-# ---------------------------------------------------------------------------------------------
-# The series
-
-
-@dataclass(frozen=True)
-class MemorySample:
-    at: datetime  # aware, UTC
-    used_bytes: int
-
-
-@dataclass(frozen=True)
-class MemoryTrace:
-    """One recorded series (a Run:ai measurement, a ModelArts metric), oldest sample first."""
-
-    name: str
-    samples: tuple[MemorySample, ...]
-
-
-@dataclass(frozen=True)
-class MemorySeries:
-    traces: tuple[MemoryTrace, ...]
-    source: str  # the op whose answer held the samples
-    kill_times: tuple[datetime, ...] = ()
-
-    @property
-    def samples(self) -> tuple[MemorySample, ...]:
-        return tuple(sample for trace in self.traces for sample in trace.samples)
-
-    @property
-    def peak_bytes(self) -> int:
-        return max(sample.used_bytes for sample in self.samples)
-
-    @property
-    def first_at(self) -> datetime:
-        return min(sample.at for sample in self.samples)
-
-    @property
-    def last_at(self) -> datetime:
-        return max(sample.at for sample in self.samples)
-
-
-@dataclass(frozen=True)
-class SeriesReading:
-    """The series, or why there is none."""
-
-    series: MemorySeries | None
-    reason: str | None = None
-
-
-def memory_series(exchanges: Sequence[Exchange]) -> MemorySeries | None:
-    """The recorded memory samples and OOM kill times; None when nothing can be drawn."""
-    return read_memory_series(exchanges).series
-
-
-def read_memory_series(exchanges: Sequence[Exchange]) -> SeriesReading:
-    runai = [e for e in exchanges if e.op == RUNAI_METRICS_OP]
-    modelarts = [e for e in exchanges if e.op == MODELARTS_METRICS_OP]
-    if runai:
-        reading = _runai_series(runai)
-        if reading.series is not None:
-            kills = _kill_times(exchanges, reading.series)
-            return SeriesReading(_with_kills(reading.series, kills))
-        return reading
-    if modelarts:
-        return _modelarts_series(modelarts, exchanges)
-    return SeriesReading(None, NO_METRICS_RECORDED)
-
-
-def _failed(exchanges: Sequence[Exchange]) -> str | None:
-    if all(e.status >= 400 for e in exchanges):
-        statuses = ", ".join(sorted({str(e.status) for e in exchanges}))
-        return f"the memory metrics call failed (HTTP {statuses})"
-    return None
-
-
-def _runai_series(exchanges: Sequence[Exchange]) -> SeriesReading:
-    failure = _failed(exchanges)
-    if failure:
-        return SeriesReading(None, failure)
-    by_trace: dict[str, dict[datetime, int]] = {}
-    for exchange in exchanges:
-        if exchange.status >= 400 or not isinstance(exchange.body, dict):
-            continue
-        for measurement in _dicts(exchange.body.get("measurements")):
-            if measurement.get("type") != RUNAI_MEMORY_METRIC:
-                continue
-            name = _trace_name(measurement.get("labels"))
-            points = by_trace.setdefault(name, {})
-            for value in _dicts(measurement.get("values")):
-                at = parse_instant(value.get("timestamp"))
-                used = _byte_count(value.get("value"))
-                if at is not None and used is not None:
-                    points[at.astimezone(UTC)] = used
-    traces = tuple(
-        MemoryTrace(name, tuple(MemorySample(at, used) for at, used in sorted(points.items())))
-        for name, points in by_trace.items()
-        if points
-    )
-    if not traces:
-        return SeriesReading(None, NO_SAMPLES)
-    return SeriesReading(MemorySeries(traces=traces, source=RUNAI_METRICS_OP))
-
-
-def _trace_name(labels: Any) -> str:
-    """`memory used`, or the measurement's labels (`pod=…`) when a workload answers several series."""
-    if isinstance(labels, dict) and labels:
-        return "memory used (" + ", ".join(f"{k}={v}" for k, v in sorted(labels.items())) + ")"
-    return "memory used"
-
-
-def _byte_count(value: Any) -> int | None:
-    """Run:ai sends numbers as strings (`"16903045120"`, sometimes `"1.69e10"`); junk is skipped."""
-    if isinstance(value, bool) or value is None:
-        return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    if number != number or number < 0 or number in (float("inf"), float("-inf")):
-        return None
-    return round(number)
-
-
-def _modelarts_series(exchanges: Sequence[Exchange], everything: Sequence[Exchange]) -> SeriesReading:
-    failure = _failed(exchanges)
-    if failure:
-        return SeriesReading(None, failure)
-    start = _modelarts_start(everything)
-    traces: list[MemoryTrace] = []
-    percent_only = False
-    for exchange in exchanges:
-        if exchange.status >= 400 or not isinstance(exchange.body, dict):
-            continue
-        task = str(exchange.args.get("task_id") or "")
-        for metric in _dicts(exchange.body.get("metrics")):
-            name = str(metric.get("metric") or "")
-            if name in MODELARTS_PERCENT_MEMORY_METRICS:
-                percent_only = True
-                continue
-            if not name.lower().endswith("bytes"):
-                continue
-            if start is None:
-                return SeriesReading(None, MODELARTS_NO_START)
-            samples = []
-            for minute, value in enumerate(metric.get("value") or []):
-                used = _byte_count(value)
-                if used is not None:
-                    samples.append(MemorySample(start + timedelta(minutes=minute), used))
-            if samples:
-                traces.append(MemoryTrace(f"{name} ({task})" if task else name, tuple(samples)))
-    if traces:
-        return SeriesReading(MemorySeries(traces=tuple(traces), source=MODELARTS_METRICS_OP))
-    return SeriesReading(None, MODELARTS_PERCENT_ONLY if percent_only else NO_SAMPLES)
-
-
-def _modelarts_start(exchanges: Sequence[Exchange]) -> datetime | None:
-    """`status.start_time` of the job (epoch ms): the first per-minute average starts there."""
-    for exchange in exchanges:
-        if exchange.op == MODELARTS_DETAILS_OP and isinstance(exchange.body, dict):
-            status = exchange.body.get("status")
-            if isinstance(status, dict):
-                start = parse_instant(status.get("start_time"))
-                if start is not None:
-                    return start.astimezone(UTC)
-    return None
-
-
-def _kill_times(exchanges: Sequence[Exchange], series: MemorySeries) -> tuple[datetime, ...]:
-    """OOM kills recorded in events, history, pods (and Tier-2 pod statuses) near the samples.
-
-    A kill is shown from the first sample on and up to one sample span (at least an hour) after the
-    last one: an older kill belongs to a run the samples do not cover.
-    """
-    seen_ids: set[str] = set()
-    found: list[datetime] = []
-    for at, event_id in _oom_signals(exchanges):
-        if event_id:
-            if event_id in seen_ids:
-                continue
-            seen_ids.add(event_id)
-        found.append(at.astimezone(UTC))
-    span = max(series.last_at - series.first_at, timedelta(hours=1))
-    shown = sorted(at for at in found if series.first_at <= at <= series.last_at + span)
-    kills: list[datetime] = []
-    for at in shown:
-        if kills and at - kills[-1] < SAME_KILL_WINDOW:
-            continue
-        kills.append(at)
-    return tuple(kills)
-
-
-def _oom_signals(exchanges: Sequence[Exchange]) -> Iterator[tuple[datetime, str | None]]:
-    for exchange in exchanges:
-        if exchange.status >= 400 or not isinstance(exchange.body, dict):
-            continue
-        body = exchange.body
-        if exchange.op in RUNAI_EVENT_OPS:
-            for event in _dicts(body.get("events")):
-                yield from _oom_event(event, None)
-        elif exchange.op == RUNAI_HISTORY_OP:
-            for record in _dicts(body.get("records")):
-                spec = record.get("spec")
-                meta = record.get("meta")
-                record_event = spec.get("event") if isinstance(spec, dict) else None
-                fallback = meta.get("creationTimestamp") if isinstance(meta, dict) else None
-                if isinstance(record_event, dict):
-                    yield from _oom_event(record_event, fallback)
-        elif exchange.op == RUNAI_PODS_OP:
-            for pod in _dicts(body.get("pods")):
-                if pod.get("k8sPhase") == OOM_REASON:
-                    at = parse_instant(pod.get("completedAt")) or parse_instant(pod.get("k8sPhaseUpdatedAt"))
-                    if at is not None:
-                        yield at, None
-        elif exchange.op == K8S_POD_OP:
-            yield from _k8s_pod_kills(body)
-
-
-def _oom_event(event: Mapping[str, Any], fallback: Any) -> Iterator[tuple[datetime, str | None]]:
-    if event.get("reason") != OOM_REASON:
-        return
-    at = parse_instant(event.get("createdAt")) or parse_instant(fallback)
-    if at is not None:
-        event_id = event.get("id")
-        yield at, str(event_id) if event_id else None
-
-
-def _k8s_pod_kills(pod: Mapping[str, Any]) -> Iterator[tuple[datetime, str | None]]:
-    """`status.containerStatuses[].state|lastState.terminated` with reason OOMKilled → `finishedAt`."""
-    status = pod.get("status")
-    if not isinstance(status, dict):
-        return
-    for container in _dicts(status.get("containerStatuses")):
-        for key in ("state", "lastState"):
-            state = container.get(key)
-            terminated = state.get("terminated") if isinstance(state, dict) else None
-            if isinstance(terminated, dict) and terminated.get("reason") == OOM_REASON:
-                at = parse_instant(terminated.get("finishedAt"))
-                if at is not None:
-                    yield at, None
-
-
-def _with_kills(series: MemorySeries, kills: tuple[datetime, ...]) -> MemorySeries:
-    return MemorySeries(traces=series.traces, source=series.source, kill_times=kills)
 
 
 def _mapping(value: Any) -> dict[str, Any]:
@@ -438,8 +170,9 @@ def render_memory_chart(
     width_px: int = 1200,
     height_px: int = 600,
 ) -> ChartResult:
-    """Memory use over time with the limit (solid), the request (dashed) and the OOM kill(s) marked."""
-    reading = read_memory_series(exchanges)
+    """Memory use over time with the limit (solid), the request (dashed) and the OOM kill(s) marked:
+    the series the diagnosis' platform reads from the recorded answers."""
+    reading = engine.backend(diagnosis.platform).memory_series(exchanges)
     if reading.series is None:
         return ChartResult(png=None, reason=reading.reason or NO_SAMPLES)
     try:

@@ -10,9 +10,10 @@ from typing import Any
 from diagnosis.engine import NotOffered, PlatformBackend
 from diagnosis.evidence.makers import accepted_options, single_source
 from diagnosis.evidence.routes import RouteTable
+from diagnosis.evidence.series import SeriesReading
 from diagnosis.evidence.source import Recorder, Source
-from diagnosis.models import Bundle, DiagnoseRequest, Diagnosis, Platform
-from diagnosis.runai import client, workflow
+from diagnosis.models import Bundle, DiagnoseRequest, Diagnosis, Exchange, Platform
+from diagnosis.runai import client, series, workflow
 from diagnosis.runai import scan as runai_scan
 from diagnosis.runai.messages import LANGUAGES
 from diagnosis.runai.routes import ROUTES
@@ -92,6 +93,9 @@ class RunaiBackend:
 
     async def log_link(self, *, job_id: str, task_id: str, region: str | None) -> str:
         raise NotOffered("Run:ai offers no log link: the logs are read through Kubernetes")
+
+    def memory_series(self, exchanges: Sequence[Exchange]) -> SeriesReading:
+        return series.memory_series(exchanges)
 
 
 BACKEND: PlatformBackend = RunaiBackend()

@@ -215,8 +215,14 @@ class MetricValue(View):
     timestamp: Text = None
 
 
+def _labels(value: Any) -> dict[str, str]:
+    return {str(key): str(item) for key, item in value.items()} if isinstance(value, dict) else {}
+
+
 class Measurement(View):
     type: Text = None
+    # What the series is of when a workload answers several (`{"pod": "w-0"}`).
+    labels: Annotated[dict[str, str], BeforeValidator(_labels)] = Field(default_factory=dict)
     values: Annotated[list[MetricValue], _LIST] = Field(default_factory=list)
 
 

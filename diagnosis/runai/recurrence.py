@@ -10,13 +10,16 @@ own signals when the current run has some, else as an occurrence of its own (his
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import TypeVar
 
 from diagnosis.models import Category
 from diagnosis.runai.rules import Signal
 
 CHAIN_GAP = timedelta(seconds=120)
+PointT = TypeVar("PointT")
 FAILED_PHASES = frozenset({"failed", "crashed", "stopped", "error"})
 
 
@@ -87,12 +90,7 @@ def count_failures(
         points.append(_Point(current_failure_at, maker=not in_history, signal=None))
     points.sort(key=lambda point: (point.at, not point.maker))
 
-    chains: list[list[_Point]] = []
-    for point in points:
-        if chains and point.at - chains[-1][-1].at < CHAIN_GAP:
-            chains[-1].append(point)
-        else:
-            chains.append([point])
+    chains = chained(points, at=lambda point: point.at)
 
     cut = now - lookback
     occurrences: list[Occurrence] = []
@@ -110,3 +108,15 @@ def count_failures(
         )
     current_inside = current_failure_at is None or cut <= current_failure_at <= now
     return RecurrenceCount(count=len(occurrences), occurrences=occurrences, current_inside=current_inside)
+
+
+def chained(points: Sequence[PointT], *, at: Callable[[PointT], datetime]) -> list[list[PointT]]:
+    """Points in time order, grouped into occurrences: each point less than CHAIN_GAP after the
+    previous one belongs to the same termination (its events, its PhaseUpdate, a gang's pods)."""
+    chains: list[list[PointT]] = []
+    for point in points:
+        if chains and at(point) - at(chains[-1][-1]) < CHAIN_GAP:
+            chains[-1].append(point)
+        else:
+            chains.append([point])
+    return chains

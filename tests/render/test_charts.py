@@ -17,7 +17,8 @@ from diagnosis import engine
 from diagnosis.evidence.bundles import load_bundle
 from diagnosis.models import Diagnosis, Exchange, Measurements, Target
 from diagnosis.render import charts
-from diagnosis.render.charts import GIB, png_size, read_memory_series, render_memory_chart, render_scan_chart
+from diagnosis.render.charts import GIB, png_size, render_memory_chart, render_scan_chart
+from diagnosis.runai.series import memory_series
 from tests.conftest import EXAMPLES
 
 OOM_BUNDLE = EXAMPLES / "runai-optb-oom-recurring.bundle.json"
@@ -160,7 +161,7 @@ def test_without_a_limit_only_the_usage_is_drawn() -> None:
 
 def test_kill_from_the_pod_list_alone_is_marked() -> None:
     exchanges = [e for e in hand_built_exchanges() if e.op in ("get_workload_pods", "get_workload_metrics")]
-    series = read_memory_series(exchanges).series
+    series = memory_series(exchanges).series
     assert series is not None
     assert series.kill_times == (datetime(2026, 4, 1, 12, 20, 20, tzinfo=UTC),)
 
