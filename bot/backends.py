@@ -17,10 +17,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, Unpack
 
 from bot.grammar import IDENTIFIER_KEYS, RequestDraft
 from diagnosis import engine
+from diagnosis.engine import LiveOptions
 from diagnosis.evidence.bundles import BundleError, BundleUnsafe, load_bundle
 from diagnosis.models import Bundle, Choice, DiagnoseRequest, Diagnosis, Exchange
 from diagnosis.scan import DiagnosedJob, ScanObserver, ScanProgress, ScanScope
@@ -115,7 +116,7 @@ class LiveBackend:
     name = "live"
     demo = False
 
-    def __init__(self, *, scan_rate_per_second: float | None = None, **options: Any) -> None:
+    def __init__(self, *, scan_rate_per_second: float | None = None, **options: Unpack[LiveOptions]) -> None:
         """`options` go to the engine's live clients; a Run:ai scan's request rate defaults to the
         engine's (a 429 halves it for the rest of the scan)."""
         self.options = options
@@ -125,10 +126,8 @@ class LiveBackend:
         self, request: DiagnoseRequest, *, lang: str | None, observer: Observer | None, now: datetime
     ) -> DiagnosisRun:
         # Captured so that the thread gets its pictures (memory vs limit) from what was read.
-        async with engine.live(request, capture=True, observer=observer, **self.options) as (
-            source,
-            recorder,
-        ):
+        options: LiveOptions = {**self.options, "observer": observer}
+        async with engine.live(request, capture=True, **options) as (source, recorder):
             diagnosis = await engine.diagnose_with(request, source, now=now, lang=lang)
         return DiagnosisRun(diagnosis, list(recorder.exchanges) if recorder is not None else [])
 

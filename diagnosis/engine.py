@@ -9,11 +9,14 @@ every diagnosis before handing it out.
 from __future__ import annotations
 
 import importlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Protocol, TypedDict, Unpack
 
+from pydantic_settings import BaseSettings
+
+from diagnosis.evidence.http import RetryPolicy, Throttle
 from diagnosis.evidence.routes import RouteTable
 from diagnosis.evidence.series import SeriesReading
 from diagnosis.evidence.source import Recorder, Source
@@ -22,6 +25,18 @@ from diagnosis.models import Bundle, DiagnoseRequest, Diagnosis, Exchange, Platf
 from diagnosis.scan import DiagnosedJob, ScanObserver, ScanResultBase, ScanScope
 
 DEFAULT_LANG: dict[str, str] = {"modelarts": "zh", "runai": "en"}
+
+
+class LiveOptions(TypedDict, total=False):
+    """What a face may ask of the live clients; each platform takes the ones it has a use for."""
+
+    observer: Callable[[str], None] | None  # told each op before it is fetched (progress)
+    timeout: float
+    retry_policy: RetryPolicy | None
+    throttle: Throttle | None  # one request-rate limit shared by several diagnoses
+    deadline_seconds: float | None
+    profile: str | None  # ModelArts: the KooCLI profile to read region and project id from
+    settings: BaseSettings | None  # a platform's settings instead of the environment's
 
 
 class PlatformBackend(Protocol):
@@ -34,7 +49,7 @@ class PlatformBackend(Protocol):
     ) -> Diagnosis: ...
 
     def live_source(
-        self, request: DiagnoseRequest, *, recorder: Recorder | None = None, **options: Any
+        self, request: DiagnoseRequest, *, recorder: Recorder | None = None, **options: Unpack[LiveOptions]
     ) -> AbstractAsyncContextManager[Source]:
         """One live source; `options` a platform has no use for are ignored."""
         ...
@@ -124,7 +139,7 @@ def request_from_bundle(bundle: Bundle) -> DiagnoseRequest:
 
 @asynccontextmanager
 async def live(
-    request: DiagnoseRequest, *, capture: bool = False, **options: Any
+    request: DiagnoseRequest, *, capture: bool = False, **options: Unpack[LiveOptions]
 ) -> AsyncIterator[tuple[Source, Recorder | None]]:
     recorder = Recorder() if capture else None
     async with backend(request.platform).live_source(request, recorder=recorder, **options) as source:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from datetime import datetime
-from typing import Any
+from typing import Unpack
 
-from diagnosis.engine import PlatformBackend
+from diagnosis.engine import LiveOptions, PlatformBackend
 from diagnosis.evidence.makers import accepted_options, single_source
 from diagnosis.evidence.routes import RouteTable
 from diagnosis.evidence.series import SeriesReading
@@ -35,7 +35,7 @@ class ModelArtsBackend:
         return await run_workflow(request, source, now=now, lang=lang)
 
     def live_source(
-        self, request: DiagnoseRequest, *, recorder: Recorder | None = None, **options: Any
+        self, request: DiagnoseRequest, *, recorder: Recorder | None = None, **options: Unpack[LiveOptions]
     ) -> AbstractAsyncContextManager[HttpSource]:
         """One signed live source for the request's region."""
         chosen = {**accepted_options(client.live_sources, options), "region": request.region}

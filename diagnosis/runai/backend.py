@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from datetime import datetime
-from typing import Any
+from typing import Unpack
 
-from diagnosis.engine import NotOffered, PlatformBackend
+from diagnosis.engine import LiveOptions, NotOffered, PlatformBackend
 from diagnosis.evidence.makers import accepted_options, single_source
 from diagnosis.evidence.routes import RouteTable
 from diagnosis.evidence.series import SeriesReading
@@ -41,7 +41,7 @@ class RunaiBackend:
         )
 
     def live_source(
-        self, request: DiagnoseRequest, *, recorder: Recorder | None = None, **options: Any
+        self, request: DiagnoseRequest, *, recorder: Recorder | None = None, **options: Unpack[LiveOptions]
     ) -> AbstractAsyncContextManager[RunaiSource]:
         """One live source: the environment, not the request, names the control plane."""
         return single_source(
