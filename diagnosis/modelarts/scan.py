@@ -44,15 +44,6 @@ class ScanResult(ScanResultBase):
 
     region: str | None
 
-    def recurring(self) -> list[tuple[str, list[Diagnosis]]]:
-        """Error signatures shared by two or more jobs, most frequent first."""
-        groups: dict[str, list[Diagnosis]] = {}
-        for item in self.results:
-            if item.signature and item.outcome == "diagnosed":
-                groups.setdefault(item.signature, []).append(item)
-        shared = [(signature, items) for signature, items in groups.items() if len(items) >= 2]
-        return sorted(shared, key=lambda pair: -len(pair[1]))
-
     def scope_json(self) -> dict[str, Any]:
         return {"region": self.region}
 
