@@ -27,7 +27,7 @@ def test_catalogues_have_the_same_keys_and_placeholders() -> None:
 
 def test_every_key_the_code_asks_for_exists() -> None:
     used: set[str] = set()
-    for path in PACKAGE.glob("*.py"):
+    for path in PACKAGE.rglob("*.py"):
         used |= set(re.findall(r"""\bt\(\s*"([a-z_]+\.[A-Za-z0-9_.]+)\"""", path.read_text(encoding="utf-8")))
     assert used, "no message keys found"
     missing = sorted(key for key in used if key not in CATALOGUE["zh"])

@@ -1,20 +1,25 @@
-"""JOB_STALLED: a stage open for more than an hour, at MEDIUM and only Suspected.
-
-On a faulty job the open stage alone says where it is stuck; on a Running job the newest log
-line must be more than an hour old too (naive log times read in the job's one zone, ages.py).
+"""Phase 4 on a faulty job: first match wins, the runbook's A-E order,
+and JOB_STALLED when a stage has stayed open for more than an hour.
 """
 
 from __future__ import annotations
 
 from datetime import timedelta
 
-from diagnosis.modelarts.ages import STALL_AGE
-from diagnosis.modelarts.causes import measurements, recommendations
+from diagnosis.evidence.source import Answer
 from diagnosis.modelarts.messages import format_duration
-from diagnosis.modelarts.ops import STAGES
-from diagnosis.modelarts.parse import Stage, Stages
-from diagnosis.modelarts.run import Run
-from diagnosis.modelarts.stages import cite_open_stage
+from diagnosis.modelarts.parse import Job, Stage, Stages
+from diagnosis.modelarts.signals import Signal, choose
+from diagnosis.modelarts.workflow.compose import (
+    diagnosed_direct,
+    diagnosed_indirect,
+    exit_code_verdict,
+    measurements,
+    recommendations,
+)
+from diagnosis.modelarts.workflow.evidence import STALL_AGE, cite_open_stage
+from diagnosis.modelarts.workflow.failures import insufficient, permission_denied
+from diagnosis.modelarts.workflow.state import STAGES, Run
 from diagnosis.models import Diagnosis, Measurements
 
 
@@ -83,3 +88,30 @@ def stalled_running(
         ),
         measurements=Measurements(),
     )
+
+
+def conclude(
+    run: Run,
+    job: Job,
+    signals: list[Signal],
+    *,
+    stages: Stages | None = None,
+    events_read: Answer | None = None,
+) -> Diagnosis:
+    winner = choose(signals)
+    run.consequences = [s for s in signals if s.consequence and winner is not None and not winner.consequence]
+    # The stages are cited whatever wins; their verdict counts only after the exit code's.
+    stage_verdict = stuck_stage(run, stages) if stages is not None else None
+    if winner is not None and winner.direct and not winner.consequence:
+        return diagnosed_direct(run, job, winner, signals)
+    if run.denied and winner is None:
+        return permission_denied(run, run.denied[0])
+    if winner is not None:
+        # Only a consequence (or an indirect line) names a category: most likely, not certain.
+        return diagnosed_indirect(run, job, winner)
+    exit_result = exit_code_verdict(run, job)
+    if exit_result is not None:
+        return exit_result
+    if stage_verdict is not None:
+        return stage_verdict
+    return insufficient(run, job, events_read=events_read)

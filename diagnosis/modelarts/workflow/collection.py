@@ -1,9 +1,9 @@
 """Phase 3 on a faulty job (Failed, Timeout, Abnormal, or a faulty secondary phase).
 
 Every task message and exit code is cited. A message that names the cause with a traceback
-exits early (rulings M3): no call. Else the main path reads the Error events and the stages
-concurrently; when that gave no direct signal, the extended path reads the failing tasks' log
-previews (M4). The full-log URL is never fetched (M2). Phase 4 (analysis.py) concludes.
+exits early: no call. Else one round reads the Error events, the stages, the platform's own
+diagnosis and the failing tasks' log previews; the previews count only when nothing else named
+the cause (the extended path). The full-log URL is never fetched. conclude.py concludes.
 """
 
 from __future__ import annotations
@@ -12,20 +12,17 @@ import asyncio
 from collections.abc import Sequence
 
 from diagnosis.evidence.source import Answer
-from diagnosis.modelarts.analysis import conclude
-from diagnosis.modelarts.events import fetch_events, read_events
-from diagnosis.modelarts.ops import DETAILS, STAGES, USER_DIAGNOSIS
 from diagnosis.modelarts.parse import Job, parse_user_diagnosis
-from diagnosis.modelarts.previews import fetch_previews, read_previews
-from diagnosis.modelarts.run import Run
-from diagnosis.modelarts.signals import (
-    Signal,
-    diagnosis_signals,
-    message_signals,
-    platform_signals,
-    shorten,
+from diagnosis.modelarts.signals import Signal, diagnosis_signals, message_signals, platform_signals, shorten
+from diagnosis.modelarts.workflow.conclude import conclude
+from diagnosis.modelarts.workflow.evidence import (
+    fetch_events,
+    fetch_previews,
+    read_events,
+    read_previews,
+    read_stages,
 )
-from diagnosis.modelarts.stages import read_stages
+from diagnosis.modelarts.workflow.state import DETAILS, STAGES, USER_DIAGNOSIS, Run
 from diagnosis.models import Diagnosis
 
 
@@ -35,12 +32,12 @@ async def fault_path(run: Run, job: Job) -> Diagnosis:
     _cite_unexplained_messages(run, job, from_messages)
     _cite_exit_codes(run, job)
     if any(signal.early_exit for signal in from_messages):
-        # Early exit (M3): the task message names the cause; no phase-3 call.
+        # Early exit: the task message names the cause; no phase-3 call.
         return conclude(run, job, [*from_messages, *from_platform])
 
     # One round: the events, the stages, the platform's own diagnosis (unless the details already
     # hold its analysis) and, unless the details already name the cause, the failing tasks' log
-    # previews (the extended path, M4). The previews count only when the rest names no cause.
+    # previews (the extended path). The previews count only when the rest names no cause.
     job_id = job.job_id or run.job_id
     named = _names_cause([*from_messages, *from_platform])
     tasks = [] if named else _failing_tasks(job)
@@ -89,7 +86,7 @@ def read_user_diagnosis(run: Run, answer: Answer) -> list[Signal]:
 
 
 def _failing_tasks(job: Job) -> list[str]:
-    """Tasks with a non-zero exit code, else every task (M4)."""
+    """Tasks with a non-zero exit code, else every task."""
     failing = [s.task for s in job.task_statuses if s.task and s.exit_code not in (None, 0)]
     return list(dict.fromkeys(failing)) or job.task_ids
 

@@ -1,16 +1,14 @@
-"""One diagnosis in progress: what was asked, what was read, and what the result will cite.
-
-Every phase reads and adds to a `Run` (evidence, limitations, next steps, failed calls);
-`Run.result` turns what was gathered into the `Diagnosis`. No I/O of its own.
+"""One diagnosis in progress (a `Run`: what was asked, what was read, what the result will cite),
+the operations it reads by their API names, and the Source it reads them from. No I/O of its own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from typing import Any, Protocol
 
 from diagnosis.evidence.source import Answer
-from diagnosis.modelarts.listing import Source
 from diagnosis.modelarts.messages import CATALOGUE
 from diagnosis.modelarts.parse import Job, Preview
 from diagnosis.modelarts.signals import Signal
@@ -28,6 +26,22 @@ from diagnosis.models import (
     Target,
 )
 from diagnosis.render.i18n import Translator
+
+DETAILS = "ShowTrainingJobDetails"
+EVENTS = "ListTrainingJobEvents"
+STAGES = "ListTrainingJobStages"
+PREVIEW = "ShowTrainingJobLogsPreview"
+USER_DIAGNOSIS = "ShowTrainingJobUserDiagnosis"
+SEARCH = "ListTrainingJobs"
+
+
+class Source(Protocol):
+    """What the workflow reads evidence from: a live, replay or test source (diagnosis.evidence.source)."""
+
+    @property
+    def calls(self) -> list[str]: ...
+
+    async def fetch(self, op: str, /, *, variant: str | None = None, **args: Any) -> Answer: ...
 
 
 def aware(instant: datetime) -> datetime:
@@ -121,7 +135,7 @@ class Run:
         )
 
     def note_failure(self, answer: Answer, *, what: str) -> None:
-        """A call that gave no usable answer: evidence, limitation, and the denial list (M1)."""
+        """A call that gave no usable answer: evidence, limitation, and the denial list."""
         self.cite_failure(answer)
         if answer.denied:
             self.denied.append(answer)

@@ -1,9 +1,5 @@
-"""A Running job (rulings M8): a false alarm unless it is stalled.
-
-Read the stages and every task's log preview (at most 8) concurrently; JOB_STALLED when the open
-stage and the newest timestamped log line are both more than an hour old (stalled.py), else
-`not_a_failure` with the ages that were read. A log time without an offset is read both as UTC
-and as China time (G15, ages.py).
+"""Jobs that have not failed (yet): a Running job is a false alarm unless it is stalled; a
+Pending one is observed, unless it has waited more than 30 minutes.
 """
 
 from __future__ import annotations
@@ -14,17 +10,33 @@ from datetime import UTC, timedelta
 
 from diagnosis.evidence.source import Answer
 from diagnosis.logs.scan import scan_text
-from diagnosis.modelarts.ages import newest_log_age
 from diagnosis.modelarts.messages import format_duration
-from diagnosis.modelarts.ops import PREVIEW, STAGES
 from diagnosis.modelarts.parse import CHINA_OFFSET, Job, Stage, TimeReading, parse_preview
-from diagnosis.modelarts.permission import permission_denied
-from diagnosis.modelarts.previews import cap_tasks, fetch_preview, note_preview_failure
-from diagnosis.modelarts.run import Run, aware
-from diagnosis.modelarts.stages import cite_open_stage, read_stages
-from diagnosis.modelarts.stalled import stalled_running
-from diagnosis.modelarts.wording import log_field
-from diagnosis.models import Diagnosis
+from diagnosis.modelarts.signals import choose
+from diagnosis.modelarts.workflow.compose import (
+    cite_winner,
+    fault_level,
+    fill,
+    inline,
+    log_field,
+    recommendations,
+    secondary_part,
+)
+from diagnosis.modelarts.workflow.conclude import stalled_running
+from diagnosis.modelarts.workflow.evidence import (
+    cap_tasks,
+    cite_open_stage,
+    fetch_events,
+    fetch_preview,
+    newest_log_age,
+    note_preview_failure,
+    read_events,
+    read_stages,
+)
+from diagnosis.modelarts.workflow.failures import permission_denied
+from diagnosis.modelarts.workflow.state import DETAILS, PREVIEW, STAGES, Run, aware
+from diagnosis.models import Confidence, Diagnosis
+from diagnosis.timeutil import iso
 
 
 async def running_path(run: Run, job: Job) -> Diagnosis:
@@ -101,3 +113,67 @@ def _running_root(
     if log_age is not None:
         parts.append(t("root.running_log", age=format_duration(log_age, run.lang)))
     return t("root.join").join(parts)
+
+
+PENDING_AGE = timedelta(minutes=30)  # a Pending job younger than this is only observed
+
+
+async def pending_path(run: Run, job: Job) -> Diagnosis:
+    t = run.t
+    created = job.create_time
+    if created is None:
+        run.limitations.append(t("limit.no_create_time"))
+        run.next_steps.append(t("next.look_again"))
+        return run.result(
+            "observe",
+            root_cause=t("root.pending", phase=job.phase, secondary=secondary_part(t, job), age="?"),
+        )
+    age = run.now - aware(created)
+    run.cite(DETAILS, "metadata.create_time", iso(created), int(age.total_seconds()))
+    if age <= PENDING_AGE:
+        run.next_steps.append(t("next.look_again"))
+        return run.result(
+            "observe",
+            root_cause=t(
+                "root.pending",
+                phase=job.phase,
+                secondary=secondary_part(t, job),
+                age=format_duration(age, run.lang),
+            ),
+        )
+    answer = await fetch_events(run, level=None)
+    signals = [s for s in read_events(run, answer, level=None) if s.category == "RESOURCE_INSUFFICIENT"]
+    winner = choose(signals)
+    if winner is None and run.denied:
+        return permission_denied(run, run.denied[0])
+    if winner is None:
+        run.next_steps.append(t("next.look_again"))
+        run.next_steps.append(t("next.check_pool"))
+        return run.result(
+            "observe",
+            root_cause=t(
+                "root.pending_long",
+                phase=job.phase,
+                secondary=secondary_part(t, job),
+                age=format_duration(age, run.lang),
+            ),
+        )
+    cite_winner(run, winner)
+    confidence: Confidence = "HIGH" if winner.direct else "MEDIUM"
+    root = t(
+        "root.pending_resources",
+        age=format_duration(age, run.lang),
+        line=inline(winner.line),
+        meaning=t(winner.rule.meaning_key, **fill(winner.values)),
+    )
+    if confidence == "MEDIUM":
+        root = t("root.most_likely", cause=root)
+    return run.result(
+        "diagnosed",
+        category="RESOURCE_INSUFFICIENT",
+        confidence=confidence,
+        fault_level=fault_level(job, "RESOURCE_INSUFFICIENT", confidence),
+        signature=winner.line,
+        root_cause=root,
+        recommendations=recommendations(run, winner.rule.fixes, winner.values, medium=confidence == "MEDIUM"),
+    )
