@@ -17,7 +17,7 @@ import httpx
 from diagnosis.evidence.http import ReadOnlyGuard, Retrying, RetryPolicy, Throttle, real_transport
 from diagnosis.evidence.makers import replay_client
 from diagnosis.evidence.source import HttpSource, Recorder
-from diagnosis.modelarts import credentials as credential_sources
+from diagnosis.modelarts import project, temporary_keys
 from diagnosis.modelarts.routes import READ_ONLY_POSTS, ROUTES
 from diagnosis.modelarts.settings import DEFAULT_REGION, ConfigError, endpoint_for
 from diagnosis.modelarts.signer import AkSkAuth
@@ -92,9 +92,9 @@ async def live_sources(
     deadline_seconds: float | None = None,
 ) -> AsyncIterator[SourceMaker]:
     """Signed live sources for a region; ConfigError names what is missing."""
-    found = await credential_sources.resolve_with_temporary(region, profile=profile)
+    found = await temporary_keys.resolve_with_temporary(region, profile=profile)
     base_url = endpoint_for(found.region)
-    found = await credential_sources.with_project(found)
+    found = await project.with_project(found)
     auth = AkSkAuth(
         found.access_key,
         found.secret_key,

@@ -14,7 +14,7 @@ from typing import Literal
 import httpx
 
 from diagnosis.evidence.source import Answer
-from diagnosis.modelarts import credentials as credential_sources
+from diagnosis.modelarts import project, temporary_keys
 from diagnosis.modelarts.client import DEFAULT_TIMEOUT, build_client
 from diagnosis.modelarts.routes import ROUTES
 from diagnosis.modelarts.settings import ConfigError, endpoint_for
@@ -42,9 +42,9 @@ async def fetch_log_url(
     """The task's 5-minute OBS log link. Raises ConfigError or LogUrlError with a clear reason."""
     if not job_id.strip() or not task_id.strip():
         raise LogUrlError("a job id and a task id (e.g. worker-0) are both needed")
-    found = await credential_sources.resolve_with_temporary(region, profile=profile)
+    found = await temporary_keys.resolve_with_temporary(region, profile=profile)
     base_url = endpoint_for(found.region)
-    found = await credential_sources.with_project(found, transport=transport)
+    found = await project.with_project(found, transport=transport)
     auth = AkSkAuth(
         found.access_key, found.secret_key, project_id=found.project, security_token=found.security_token
     )

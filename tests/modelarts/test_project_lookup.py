@@ -13,8 +13,9 @@ from huaweicloudsdkcore.auth.internal import IamHelper
 from huaweicloudsdkcore.http.http_config import HttpConfig
 
 from diagnosis.evidence.routes import Route, RouteTable
-from diagnosis.modelarts import credentials
-from diagnosis.modelarts.credentials import IAM_ENDPOINTS, ProjectLookupError, find_live, iam_endpoint_for
+from diagnosis.modelarts import credentials, project
+from diagnosis.modelarts.project import IAM_ENDPOINTS, ProjectLookupError, iam_endpoint_for
+from diagnosis.modelarts.temporary_keys import find_live
 from diagnosis.models import Bundle, Exchange
 from simulator.server import SimServer
 from tests.modelarts import official_sdk as official
@@ -27,7 +28,7 @@ IAM_ROUTES = RouteTable([Route("KeystoneListProjects", "GET", "/v3/projects")])
 
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> None:
-    credentials._PROJECT_CACHE.clear()
+    project._PROJECT_CACHE.clear()
 
 
 def _iam(projects: list[dict[str, str]], *, status: int = 200, region: str = "cn-north-4") -> Bundle:

@@ -13,9 +13,10 @@ import pytest
 
 from diagnosis import engine
 from diagnosis.evidence.routes import Route, RouteTable
-from diagnosis.modelarts import credentials
-from diagnosis.modelarts.credentials import METADATA_SETTING, NoKeysError, resolve_with_temporary
+from diagnosis.modelarts import project, temporary_keys
+from diagnosis.modelarts.credentials import METADATA_SETTING, NoKeysError
 from diagnosis.modelarts.routes import ROUTES
+from diagnosis.modelarts.temporary_keys import resolve_with_temporary
 from diagnosis.models import Exchange
 from simulator.server import SimServer
 from tests.fakes.huawei_identity import POD_PATH, IdentityServer, running_identity
@@ -28,8 +29,8 @@ TOKEN = "temporary-security-token"
 
 @pytest.fixture(autouse=True)
 def _fresh() -> None:
-    credentials._TEMPORARY.clear()
-    credentials._PROJECT_CACHE.clear()
+    temporary_keys._TEMPORARY.clear()
+    project._PROJECT_CACHE.clear()
 
 
 @pytest.fixture
