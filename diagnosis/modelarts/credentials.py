@@ -154,7 +154,7 @@ def default_region(
     chosen = _select_profile(profiles, profile or current)
     if chosen is not None and chosen.region:
         return chosen.region
-    return _clean(environ.get(REGION_VARIABLE)) or DEFAULT_REGION
+    return clean(environ.get(REGION_VARIABLE)) or DEFAULT_REGION
 
 
 def _select_profile(profiles: list[_Profile], name: str | None) -> _Profile | None:
@@ -181,7 +181,7 @@ def resolve(
     if profile and chosen is None:
         raise ConfigError(f"no KooCLI profile named {profile!r} in {koocli_path}")
 
-    fallback = _clean(environ.get(REGION_VARIABLE)) or DEFAULT_REGION
+    fallback = clean(environ.get(REGION_VARIABLE)) or DEFAULT_REGION
     region = check_region(region or (chosen.region if chosen and chosen.region else fallback))
 
     access_key = clean(environ.get("HUAWEICLOUD_SDK_AK"))
