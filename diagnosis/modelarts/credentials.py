@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import configparser
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from diagnosis.modelarts.settings import DEFAULT_REGION, ConfigError, check_region
+from diagnosis.modelarts.settings import DEFAULT_REGION, ConfigError, ModelArtsSettings, check_region
 
 # A deployment's default region (the Helm chart's modelarts.region), after the KooCLI profile's.
 REGION_VARIABLE = "DIAGNOSE_MODELARTS_REGION"
@@ -91,8 +90,8 @@ def clean(value: Any) -> str | None:
     return text or None
 
 
-def _read_credentials_file(env: Mapping[str, str], home: Path) -> tuple[dict[str, str], str]:
-    configured = env.get("HUAWEICLOUD_SDK_CREDENTIALS_FILE")
+def _read_credentials_file(settings: ModelArtsSettings, home: Path) -> tuple[dict[str, str], str]:
+    configured = settings.huaweicloud_sdk_credentials_file
     path = Path(configured) if configured else home / ".huaweicloud" / "credentials"
     parser = configparser.ConfigParser(interpolation=None)
     try:
@@ -111,7 +110,7 @@ def _read_credentials_file(env: Mapping[str, str], home: Path) -> tuple[dict[str
     return values, str(path)
 
 
-def _read_koocli(home: Path, env: Mapping[str, str]) -> tuple[list[_Profile], str | None, str]:
+def _read_koocli(home: Path) -> tuple[list[_Profile], str | None, str]:
     path = home / ".hcloud" / "config.json"
     try:
         text = path.read_text(encoding="utf-8")
@@ -149,12 +148,12 @@ def default_region(
 ) -> str:
     """The region to use when none is given: the KooCLI profile's, else DIAGNOSE_MODELARTS_REGION
     (a deployment's setting), else cn-north-4."""
-    environ = os.environ if env is None else env
-    profiles, current, _path = _read_koocli(home or Path.home(), environ)
+    settings = ModelArtsSettings.of(env)
+    profiles, current, _path = _read_koocli(home or Path.home())
     chosen = _select_profile(profiles, profile or current)
     if chosen is not None and chosen.region:
         return chosen.region
-    return clean(environ.get(REGION_VARIABLE)) or DEFAULT_REGION
+    return settings.diagnose_modelarts_region or DEFAULT_REGION
 
 
 def _select_profile(profiles: list[_Profile], name: str | None) -> _Profile | None:
@@ -172,21 +171,21 @@ def resolve(
     home: Path | None = None,
 ) -> Credentials:
     """Keys, region and project id for one region, or a ConfigError that names what to set."""
-    environ = os.environ if env is None else env
+    settings = ModelArtsSettings.of(env)
     home = home or Path.home()
-    file_values, file_path = _read_credentials_file(environ, home)
-    profiles, current, koocli_path = _read_koocli(home, environ)
-    wanted_profile = profile or environ.get("HCLOUD_PROFILE") or current
+    file_values, file_path = _read_credentials_file(settings, home)
+    profiles, current, koocli_path = _read_koocli(home)
+    wanted_profile = profile or settings.hcloud_profile or current
     chosen = _select_profile(profiles, wanted_profile)
     if profile and chosen is None:
         raise ConfigError(f"no KooCLI profile named {profile!r} in {koocli_path}")
 
-    fallback = clean(environ.get(REGION_VARIABLE)) or DEFAULT_REGION
+    fallback = settings.diagnose_modelarts_region or DEFAULT_REGION
     region = check_region(region or (chosen.region if chosen and chosen.region else fallback))
 
-    access_key = clean(environ.get("HUAWEICLOUD_SDK_AK"))
-    secret_key = clean(environ.get("HUAWEICLOUD_SDK_SK"))
-    token = clean(environ.get("HUAWEICLOUD_SDK_SECURITY_TOKEN"))
+    access_key = settings.huaweicloud_sdk_ak
+    secret_key = settings.secret("huaweicloud_sdk_sk")
+    token = settings.secret("huaweicloud_sdk_security_token")
     key_source = "environment"
     iam_endpoint: str | None = None
     if not (access_key and secret_key):
@@ -217,10 +216,7 @@ def resolve(
     # profile's only for its own region. Without one it is looked up through IAM (find_live).
     project_id: str | None
     if key_source == "environment":
-        project_id, project_source = (
-            clean(environ.get("HUAWEICLOUD_SDK_PROJECT_ID")),
-            "HUAWEICLOUD_SDK_PROJECT_ID",
-        )
+        project_id, project_source = settings.huaweicloud_sdk_project_id, "HUAWEICLOUD_SDK_PROJECT_ID"
     elif key_source == file_path:
         project_id, project_source = clean(file_values.get("project_id")), file_path
         iam_endpoint = clean(file_values.get("iam_endpoint"))

@@ -9,13 +9,12 @@ https://support.huaweicloud.com/api-iam/iam_06_0001.html
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Mapping
 
 import httpx
 
 from diagnosis.modelarts.credentials import Credentials, clean
-from diagnosis.modelarts.settings import ConfigError
+from diagnosis.modelarts.settings import ConfigError, ModelArtsSettings
 
 # IAM's endpoint by region, as the official SDK knows it (huaweicloudsdkcore.auth.endpoint); a
 # region it does not list uses the global endpoint.
@@ -65,10 +64,9 @@ class ProjectLookupError(ConfigError):
 def iam_endpoint_for(region: str, credentials: Credentials, *, env: Mapping[str, str] | None = None) -> str:
     """The credentials file's `iam_endpoint`, else `HUAWEICLOUD_SDK_IAM_ENDPOINT`, else the SDK's
     table: the order the SDK follows (BasicCredentials.process_auth_params, IamHelper)."""
-    environ = os.environ if env is None else env
     if credentials.iam_endpoint:
         return credentials.iam_endpoint.rstrip("/")
-    configured = clean(environ.get("HUAWEICLOUD_SDK_IAM_ENDPOINT"))
+    configured = ModelArtsSettings.of(env).huaweicloud_sdk_iam_endpoint
     if configured:
         return configured.rstrip("/")
     return IAM_ENDPOINTS.get(region, IAM_DEFAULT_ENDPOINT)

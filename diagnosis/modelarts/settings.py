@@ -13,6 +13,10 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
+
+from pydantic import SecretStr, field_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 DEFAULT_REGION = "cn-north-4"
 REGION_PATTERN = re.compile(r"^[a-z]{2,}-[a-z]+-\d+$")
@@ -52,6 +56,72 @@ class ConfigError(ValueError):
     """Configuration the tool needs is missing or unusable; the message says what to set."""
 
 
+class ModelArtsSettings(BaseSettings):
+    """The variables the ModelArts face reads: the official SDK's own names (so a machine set up for
+    the SDK or KooCLI works as it is), the pod-identity and OIDC variables its providers read, and
+    this tool's `DIAGNOSE_*` settings. A blank value counts as unset. The per-region endpoint
+    override (`HUAWEICLOUD_SDK_REGION_MODELARTS_<REGION>`) is looked up by name (endpoint_for)."""
+
+    model_config = SettingsConfigDict(env_prefix="", extra="ignore", case_sensitive=False, frozen=True)
+
+    huaweicloud_sdk_ak: str | None = None
+    huaweicloud_sdk_sk: SecretStr | None = None
+    huaweicloud_sdk_security_token: SecretStr | None = None
+    huaweicloud_sdk_project_id: str | None = None
+    huaweicloud_sdk_credentials_file: str | None = None
+    huaweicloud_sdk_regions_file: str | None = None
+    huaweicloud_sdk_iam_endpoint: str | None = None
+    huaweicloud_sdk_sts_endpoint: str | None = None
+    huaweicloud_sdk_idp_id: str | None = None
+    huaweicloud_sdk_id_token_file: str | None = None
+    huaweicloud_oidc_provider_urn: str | None = None
+    huaweicloud_oidc_agency_urn: str | None = None
+    huaweicloud_oidc_id_token: SecretStr | None = None
+    huaweicloud_oidc_token_file: str | None = None
+    huaweicloud_oidc_session_name: str | None = None
+    hc_container_credentials_full_uri: str | None = None
+    hc_container_authorization_token_file: str | None = None
+    hcloud_profile: str | None = None
+    # A deployment's region when none is asked and no KooCLI profile names one.
+    diagnose_modelarts_region: str | None = None
+    # "on" (or the service's URL) lets the ECS/CCE metadata service be asked for keys.
+    diagnose_huaweicloud_metadata: str | None = None
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, value: Any) -> Any:
+        if isinstance(value, str) and not value.strip():
+            return None
+        return value.strip() if isinstance(value, str) else value
+
+    @classmethod
+    def of(cls, env: Mapping[str, str] | None = None) -> ModelArtsSettings:
+        """From the process environment, or from exactly the mapping given (nothing else read)."""
+        if env is None:
+            return cls()
+        given: dict[str, Any] = {
+            key.lower(): value for key, value in env.items() if key.lower() in cls.model_fields
+        }
+        return _GivenSettings.model_validate(given)
+
+    def secret(self, name: str) -> str | None:
+        value = getattr(self, name)
+        return value.get_secret_value() if isinstance(value, SecretStr) else value
+
+
+class _GivenSettings(ModelArtsSettings):
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings,)
+
+
 def region_env_name(region: str) -> str:
     return "HUAWEICLOUD_SDK_REGION_MODELARTS_" + region.upper().replace("-", "_")
 
@@ -85,7 +155,7 @@ def endpoint_for(region: str, *, env: Mapping[str, str] | None = None, home: Pat
 
 
 def _endpoint_from_regions_file(region: str, env: Mapping[str, str], home: Path | None) -> str | None:
-    configured = env.get("HUAWEICLOUD_SDK_REGIONS_FILE")
+    configured = ModelArtsSettings.of(env).huaweicloud_sdk_regions_file
     path = Path(configured) if configured else (home or Path.home()) / ".huaweicloud" / "regions.yaml"
     try:
         text = path.read_text(encoding="utf-8")

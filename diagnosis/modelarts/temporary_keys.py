@@ -6,7 +6,6 @@ imported only when one of them is asked, so that no other command pays for its i
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -14,15 +13,13 @@ from typing import Any, Literal
 import httpx
 
 from diagnosis.modelarts.credentials import (
-    METADATA_SETTING,
     Credentials,
     NoKeysError,
-    clean,
     default_region,
     resolve,
 )
 from diagnosis.modelarts.project import with_project
-from diagnosis.modelarts.settings import ConfigError, check_region
+from diagnosis.modelarts.settings import ConfigError, ModelArtsSettings, check_region
 
 # The ECS/CCE metadata service is asked only when METADATA_SETTING says so ("on", or the service's
 # URL): the SDK asks it whenever nothing else gave keys, which makes a laptop wait for a
@@ -34,28 +31,26 @@ TemporaryKind = Literal["oidc", "federation", "pod_identity", "metadata"]
 _TEMPORARY: dict[TemporaryKind, Any] = {}
 
 
-def temporary_kinds(env: Mapping[str, str]) -> list[TemporaryKind]:
+def temporary_kinds(settings: ModelArtsSettings) -> list[TemporaryKind]:
     """The temporary-key providers this environment configures, in the SDK chain's order: OIDC
     federation through STS (`HUAWEICLOUD_OIDC_*`) before the static keys; after them an IAM
     identity-provider federation (`HUAWEICLOUD_SDK_IDP_ID` and `HUAWEICLOUD_SDK_ID_TOKEN_FILE`),
     CCE pod identity (`HC_CONTAINER_CREDENTIALS_FULL_URI` and `HC_CONTAINER_AUTHORIZATION_TOKEN_FILE`),
     then the ECS/CCE metadata service's agency keys (when METADATA_SETTING allows it)."""
     kinds: list[TemporaryKind] = []
-    if clean(env.get("HUAWEICLOUD_OIDC_PROVIDER_URN")) and clean(env.get("HUAWEICLOUD_OIDC_AGENCY_URN")):
+    if settings.huaweicloud_oidc_provider_urn and settings.huaweicloud_oidc_agency_urn:
         kinds.append("oidc")
-    if clean(env.get("HUAWEICLOUD_SDK_IDP_ID")) and clean(env.get("HUAWEICLOUD_SDK_ID_TOKEN_FILE")):
+    if settings.huaweicloud_sdk_idp_id and settings.huaweicloud_sdk_id_token_file:
         kinds.append("federation")
-    if clean(env.get("HC_CONTAINER_CREDENTIALS_FULL_URI")) and clean(
-        env.get("HC_CONTAINER_AUTHORIZATION_TOKEN_FILE")
-    ):
+    if settings.hc_container_credentials_full_uri and settings.hc_container_authorization_token_file:
         kinds.append("pod_identity")
-    if metadata_endpoint(env):
+    if metadata_endpoint(settings):
         kinds.append("metadata")
     return kinds
 
 
-def metadata_endpoint(env: Mapping[str, str]) -> str | None:
-    value = (clean(env.get(METADATA_SETTING)) or "off").lower()
+def metadata_endpoint(settings: ModelArtsSettings) -> str | None:
+    value = (settings.diagnose_huaweicloud_metadata or "off").lower()
     if value in ("off", "false", "0", "no"):
         return None
     if value in ("on", "true", "1", "yes"):
@@ -73,17 +68,17 @@ async def resolve_with_temporary(
     """`resolve`, with the temporary keys of the SDK's providers where they apply (OIDC first, the
     others when no static keys exist). Their keys carry a security token and no project id (it is
     looked up) except OIDC's, which reads `HUAWEICLOUD_SDK_PROJECT_ID` as the SDK does."""
-    environ = os.environ if env is None else env
-    kinds = temporary_kinds(environ)
+    settings = ModelArtsSettings.of(env)
+    kinds = temporary_kinds(settings)
     if "oidc" in kinds:
-        return await _temporary(region, "oidc", environ, profile=profile, home=home)
+        return await _temporary(region, "oidc", settings, env=env, profile=profile, home=home)
     try:
-        return resolve(region, profile=profile, env=environ, home=home)
+        return resolve(region, profile=profile, env=env, home=home)
     except NoKeysError as missing:
         reasons: list[str] = []
         for kind in kinds:
             try:
-                return await _temporary(region, kind, environ, profile=profile, home=home)
+                return await _temporary(region, kind, settings, env=env, profile=profile, home=home)
             except ConfigError as failed:
                 reasons.append(str(failed))
         if reasons:
@@ -92,17 +87,23 @@ async def resolve_with_temporary(
 
 
 async def _temporary(
-    region: str | None, kind: TemporaryKind, env: Mapping[str, str], *, profile: str | None, home: Path | None
+    region: str | None,
+    kind: TemporaryKind,
+    settings: ModelArtsSettings,
+    *,
+    env: Mapping[str, str] | None,
+    profile: str | None,
+    home: Path | None,
 ) -> Credentials:
     import asyncio
 
     try:
-        access_key, secret_key, token = await asyncio.to_thread(_sdk_temporary_keys, kind, env)
+        access_key, secret_key, token = await asyncio.to_thread(_sdk_temporary_keys, kind, settings)
     except Exception as exc:  # the SDK raises its own errors and those of `requests`
         # The message of an STS or metadata failure never holds a key: only its kind and status.
         raise ConfigError(f"{_KIND_NAMES[kind]} gave no keys ({type(exc).__name__})") from None
     chosen_region = check_region(region or default_region(profile=profile, env=env, home=home))
-    project_id = clean(env.get("HUAWEICLOUD_SDK_PROJECT_ID")) if kind == "oidc" else None
+    project_id = settings.huaweicloud_sdk_project_id if kind == "oidc" else None
     return Credentials(
         access_key=access_key,
         secret_key=secret_key,
@@ -122,7 +123,7 @@ _KIND_NAMES: dict[TemporaryKind, str] = {
 }
 
 
-def _sdk_temporary_keys(kind: TemporaryKind, env: Mapping[str, str]) -> tuple[str, str, str | None]:
+def _sdk_temporary_keys(kind: TemporaryKind, settings: ModelArtsSettings) -> tuple[str, str, str | None]:
     """The SDK's providers and accessors themselves (blocking HTTP through `requests`, run in a
     thread); imported here only, so that no other command pays for the SDK's import."""
     from huaweicloudsdkcore.auth.credentials import BasicCredentials
@@ -139,31 +140,29 @@ def _sdk_temporary_keys(kind: TemporaryKind, env: Mapping[str, str]) -> tuple[st
         if kind == "oidc":
             credentials = OidcStsCredentialProvider(
                 "basic",
-                provider_urn=env.get("HUAWEICLOUD_OIDC_PROVIDER_URN"),
-                agency_urn=env.get("HUAWEICLOUD_OIDC_AGENCY_URN"),
-                id_token=env.get("HUAWEICLOUD_OIDC_ID_TOKEN"),
-                id_token_file=env.get("HUAWEICLOUD_OIDC_TOKEN_FILE"),
-                agency_session_name=env.get("HUAWEICLOUD_OIDC_SESSION_NAME"),
-                sts_endpoint=env.get("HUAWEICLOUD_SDK_STS_ENDPOINT"),
+                provider_urn=settings.huaweicloud_oidc_provider_urn,
+                agency_urn=settings.huaweicloud_oidc_agency_urn,
+                id_token=settings.secret("huaweicloud_oidc_id_token"),
+                id_token_file=settings.huaweicloud_oidc_token_file,
+                agency_session_name=settings.huaweicloud_oidc_session_name,
+                sts_endpoint=settings.huaweicloud_sdk_sts_endpoint,
             ).get_credentials()
         elif kind == "federation":
             credentials = (
                 BasicCredentials()
-                .with_idp_id(str(env.get("HUAWEICLOUD_SDK_IDP_ID")))
-                .with_id_token_file(str(env.get("HUAWEICLOUD_SDK_ID_TOKEN_FILE")))
+                .with_idp_id(str(settings.huaweicloud_sdk_idp_id))
+                .with_id_token_file(str(settings.huaweicloud_sdk_id_token_file))
             )
             credentials.sts_accessor = FederalAccessor()
-            credentials.iam_endpoint = (
-                clean(env.get("HUAWEICLOUD_SDK_IAM_ENDPOINT")) or IamHelper.get_iam_endpoint()
-            )
+            credentials.iam_endpoint = settings.huaweicloud_sdk_iam_endpoint or IamHelper.get_iam_endpoint()
         elif kind == "pod_identity":
             credentials = BasicCredentials()
             credentials.sts_accessor = PodIdentityAccessor(
-                env.get("HC_CONTAINER_CREDENTIALS_FULL_URI"), env.get("HC_CONTAINER_AUTHORIZATION_TOKEN_FILE")
+                settings.hc_container_credentials_full_uri, settings.hc_container_authorization_token_file
             )
         else:
             accessor = MetadataAccessor()
-            accessor._METADATA_ENDPOINT = metadata_endpoint(env)
+            accessor._METADATA_ENDPOINT = metadata_endpoint(settings)
             credentials = BasicCredentials()
             credentials.sts_accessor = accessor
         _TEMPORARY[kind] = credentials

@@ -196,3 +196,17 @@ def test_a_deployment_sets_the_default_region_after_the_koocli_profile(tmp_path:
     assert default_region(env={}, home=tmp_path) == "cn-north-4"
     koocli(tmp_path, [profile("default", "cn-east-3", "e" * 32, "AKPLAIN", "sk-plain")])
     assert default_region(env=env, home=tmp_path) == "cn-east-3"
+
+
+def test_settings_come_from_pydantic_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The process environment by default; exactly a given mapping otherwise; secrets stay secret
+    and a blank value is unset."""
+    from diagnosis.modelarts.settings import ModelArtsSettings
+
+    monkeypatch.setenv("HUAWEICLOUD_SDK_AK", "AKFROMENV")
+    monkeypatch.setenv("HUAWEICLOUD_SDK_SK", "sk-from-env")
+    assert ModelArtsSettings().huaweicloud_sdk_ak == "AKFROMENV"
+    given = ModelArtsSettings.of({"HUAWEICLOUD_SDK_SK": " sk-given ", "HCLOUD_PROFILE": "  "})
+    assert given.huaweicloud_sdk_ak is None and given.hcloud_profile is None
+    assert given.secret("huaweicloud_sdk_sk") == "sk-given"
+    assert "sk-given" not in repr(given) and "sk-from-env" not in repr(ModelArtsSettings())
