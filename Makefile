@@ -4,16 +4,18 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LOCK := requirements/lock.txt
+PLANES := requirements/runai-planes.txt
 
 .PHONY: demo test checks lint typecheck unit safety bench bot clean venv schemas lock lock-upgrade \
 	system-packages conformance
 
 # Every runtime and dev dependency at the version pinned in the lock (pip and the build tools
 # included), then the project itself without resolving anything again.
-$(STAMP): pyproject.toml $(LOCK)
+$(STAMP): pyproject.toml $(LOCK) $(PLANES)
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q -r $(LOCK)
 	$(BIN)/pip install -q --no-deps --no-build-isolation -e .
+	$(BIN)/python tools/runai_planes.py >/dev/null
 	@$(BIN)/pip check >/dev/null || { $(BIN)/pip check; \
 	  echo "$(LOCK) does not hold what pyproject.toml asks for: run \`make lock\` and commit it" >&2; exit 1; }
 	touch $(STAMP)

@@ -1,10 +1,21 @@
-"""Run:ai bearer-token authentication (client credentials), cached until shortly before expiry.
+"""Run:ai bearer-token authentication, cached until shortly before expiry.
 
-`POST /api/v1/token` with `{"grantType": "client_credentials", "clientId", "clientSecret"}` answers
-`{"accessToken", "expiresIn"?}`. Older control planes omit `expiresIn`: the JWT's `exp` claim is
-used instead (runapy does the same). The token is refreshed when fewer than 60 s remain, and once
-more (with one retry of the request) when the API answers 401. Token expiry always uses the real
-clock, never the diagnosis' "now".
+`POST /api/v1/token` answers `{"accessToken", "expiresIn"?}`. The body depends on the control
+plane's release (NVIDIA's generated client, runapy, shows the `TokenRequest` of each):
+- from 2.20 on, a service account or access key: `{"grantType": "client_credentials", "clientID",
+  "clientSecret"}` (the current documentation's grant);
+- before 2.20 (2.18, 2.19) an application: `{"grantType": "app_token", "appID", "appSecret"}`; the
+  grant type `client_credentials` and the field `clientSecret` do not exist there.
+`RUNAI_TOKEN_GRANT` names the grant; by default (`auto`) the client-credentials grant is asked
+first and, when the token endpoint refuses it (400, 401 or 403), the application grant with the
+same id and secret; the grant that worked is kept for every later token. Field names are the
+spec's (`clientID`, `appID`); the server matches them case-insensitively (runapy itself sends
+`AppId`).
+
+Older control planes omit `expiresIn`: the JWT's `exp` claim is used instead (runapy does the
+same). The token is refreshed when fewer than 60 s remain, and once more (with one retry of the
+request) when the API answers 401. Token expiry always uses the real clock, never the diagnosis'
+"now".
 """
 
 from __future__ import annotations
@@ -14,7 +25,7 @@ import base64
 import json
 import time
 from collections.abc import AsyncGenerator, Callable, Generator
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 
@@ -27,6 +38,19 @@ REFRESH_MARGIN_SECONDS = 60.0
 _INHERITED = frozenset({"timeout", DEADLINE_EXTENSION})
 # When neither `expiresIn` nor a JWT `exp` says how long a token lives: assume a short life.
 ASSUMED_LIFETIME_SECONDS = 300.0
+
+Grant = Literal["client_credentials", "app_token"]
+GrantSetting = Literal["auto", "client_credentials", "app_token"]
+# In `auto`, the order grants are asked in; a refusal of one (these statuses) asks the next.
+AUTO_GRANTS: tuple[Grant, ...] = ("client_credentials", "app_token")
+_REFUSED = frozenset({400, 401, 403})
+
+
+def token_body(grant: Grant, client_id: str, client_secret: str) -> dict[str, str]:
+    """The `TokenRequest` of a grant, with the spec's field names."""
+    if grant == "app_token":
+        return {"grantType": "app_token", "appID": client_id, "appSecret": client_secret}
+    return {"grantType": "client_credentials", "clientID": client_id, "clientSecret": client_secret}
 
 
 # Request extension set by the auth flow when no token could be had; TokenFailureTransport then
@@ -64,11 +88,14 @@ class RunaiTokenAuth(httpx.Auth):
         base_url: str,
         client_id: str,
         client_secret: str,
+        grant: GrantSetting = "auto",
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._token_url = base_url.rstrip("/") + TOKEN_PATH
         self._client_id = client_id
         self._client_secret = client_secret
+        # The grant in use: the configured one, or in `auto` the one that last worked.
+        self.grant: Grant | None = None if grant == "auto" else grant
         self._clock = clock
         self._token: str | None = None
         self._expires_at = 0.0
@@ -78,21 +105,20 @@ class RunaiTokenAuth(httpx.Auth):
     def _needs_refresh(self) -> bool:
         return self._token is None or self._clock() >= self._expires_at - REFRESH_MARGIN_SECONDS
 
-    def _token_request(self, request: httpx.Request) -> httpx.Request:
+    def _grants(self) -> tuple[Grant, ...]:
+        return (self.grant,) if self.grant is not None else AUTO_GRANTS
+
+    def _token_request(self, request: httpx.Request, grant: Grant | None = None) -> httpx.Request:
         """The token request, with the timeouts and the diagnosis deadline of the request that
         needs it: built here rather than by the client, it would otherwise get neither."""
         self.token_requests += 1
-        body = {
-            "grantType": "client_credentials",
-            "clientId": self._client_id,
-            "clientSecret": self._client_secret,
-        }
+        body = token_body(grant or self._grants()[0], self._client_id, self._client_secret)
         extensions = {key: value for key, value in request.extensions.items() if key in _INHERITED}
         return httpx.Request(
             "POST", self._token_url, json=body, headers={"Accept": "application/json"}, extensions=extensions
         )
 
-    def _store(self, response: httpx.Response) -> None:
+    def _store(self, response: httpx.Response, *, tried: tuple[Grant, ...] = ()) -> None:
         """Keep the token from a token answer, or raise TokenRequestFailed saying what went wrong."""
         try:
             data = response.json()
@@ -105,8 +131,9 @@ class RunaiTokenAuth(httpx.Auth):
                 detail = f": {message}" if isinstance(message, str) and message else ""
             status = response.status_code
             reported = 401 if 400 <= status < 500 else None
+            grants = f" (grants tried: {', '.join(tried)})" if len(tried) > 1 else ""
             message = (
-                f"Run:ai token request failed (HTTP {status} from {TOKEN_PATH}{detail}); "
+                f"Run:ai token request failed (HTTP {status} from {TOKEN_PATH}{detail}){grants}; "
                 "check RUNAI_URL, RUNAI_CLIENT_ID and RUNAI_CLIENT_SECRET"
             )
             # 4xx: the credentials (or RUNAI_URL) are wrong -> an authentication refusal (401).
@@ -127,9 +154,17 @@ class RunaiTokenAuth(httpx.Auth):
             self._expires_at = exp if exp is not None else now + ASSUMED_LIFETIME_SECONDS
         self._token = token
 
-    async def _store_answer(self, response: httpx.Response) -> None:
+    async def _granted(self, response: httpx.Response, grant: Grant) -> bool:
+        """True when the answer held a token (kept, with its grant); False when the grant was
+        refused and another is left to try; TokenRequestFailed otherwise."""
         await response.aread()  # async_auth_flow is ours: httpx does not read bodies for us here
-        self._store(response)
+        grants = self._grants()
+        position = grants.index(grant)
+        if response.status_code in _REFUSED and position + 1 < len(grants):
+            return False
+        self._store(response, tried=grants[: position + 1])
+        self.grant = grant
+        return True
 
     def sync_auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
         raise RuntimeError("RunaiTokenAuth is used with httpx.AsyncClient only")
@@ -141,7 +176,9 @@ class RunaiTokenAuth(httpx.Auth):
             if self._needs_refresh():
                 async with self._lock:
                     if self._needs_refresh():
-                        await self._store_answer((yield self._token_request(request)))
+                        for grant in self._grants():
+                            if await self._granted((yield self._token_request(request, grant)), grant):
+                                break
             used = self._token
             request.headers["Authorization"] = f"Bearer {used}"
             response = yield request
@@ -150,7 +187,9 @@ class RunaiTokenAuth(httpx.Auth):
             # Expired or unknown to the issuer: one refresh (shared with concurrent requests), one retry.
             async with self._lock:
                 if self._token == used:
-                    await self._store_answer((yield self._token_request(request)))
+                    for grant in self._grants():
+                        if await self._granted((yield self._token_request(request, grant)), grant):
+                            break
             request.headers["Authorization"] = f"Bearer {self._token}"
             yield request
         except TokenRequestFailed as failure:

@@ -28,7 +28,7 @@ from diagnosis.models import Bundle
 from diagnosis.runai.auth import RunaiTokenAuth, TokenFailureTransport
 from diagnosis.runai.k8s import KubeAccess, KubeUnavailable, load_kube_access
 from diagnosis.runai.routes import ROUTES, TOKEN_PATH, is_k8s_op
-from diagnosis.runai.settings import ConfigError, RunaiSettings
+from diagnosis.runai.settings import ConfigError, RunaiSettings, load_settings
 from diagnosis.runai.source import RunaiSource
 
 DEFAULT_TIMEOUT_SECONDS = 20.0
@@ -113,10 +113,12 @@ async def live_sources(
     Tier 2 is available when kubeconfig or in-cluster credentials load (rulings G2); when they
     do not, the reason is kept for the limitation the workflow reports if Tier 2 is needed.
     """
-    settings = settings or RunaiSettings()
+    settings = settings or load_settings()
     url, client_id, client_secret = settings.require_control_plane()
     throttle = throttle or Throttle()
-    auth = RunaiTokenAuth(base_url=url, client_id=client_id, client_secret=client_secret)
+    auth = RunaiTokenAuth(
+        base_url=url, client_id=client_id, client_secret=client_secret, grant=settings.runai_token_grant
+    )
     access: KubeAccess | None = None
     unavailable: str | None = None
     try:

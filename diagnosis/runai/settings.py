@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import SecretStr
+from typing import Literal
+
+from pydantic import SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -18,6 +20,9 @@ class RunaiSettings(BaseSettings):
     runai_url: str | None = None
     runai_client_id: str | None = None
     runai_client_secret: SecretStr | None = None
+    # The token grant (diagnosis.runai.auth): `auto` tries client credentials (control planes 2.20
+    # and later), then the application grant of older planes.
+    runai_token_grant: Literal["auto", "client_credentials", "app_token"] = "auto"
     # Tier 2: a kubeconfig path (the standard variable); unset means ~/.kube/config or in-cluster.
     kubeconfig: str | None = None
 
@@ -45,3 +50,14 @@ class RunaiSettings(BaseSettings):
             raise ConfigError(f"RUNAI_URL must start with https:// (got {url!r})")
         assert self.runai_client_id is not None and self.runai_client_secret is not None
         return url, self.runai_client_id, self.runai_client_secret.get_secret_value()
+
+
+def load_settings() -> RunaiSettings:
+    """The settings from the environment; a value that is not one of the allowed ones is a
+    ConfigError naming the variable (never a traceback)."""
+    try:
+        return RunaiSettings()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        name = str(first["loc"][0]).upper() if first.get("loc") else "a Run:ai setting"
+        raise ConfigError(f"{name} is not usable: {first.get('msg')}") from None

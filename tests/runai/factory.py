@@ -225,7 +225,7 @@ class Scenario:
             "containers": [{"name": self.container, "image": self.image, "startedAt": ts(created)}],
             "currentNodePool": "default",
             "requestedNodePools": ["default"],
-            "allocatedResources": {"gpu": 1, "cpu": 8, "cpuMemory": memory[1] if memory else "0B"},
+            "allocatedResources": {"gpu": 1, "cpu": 8, "cpuMemory": memory[1] if memory else "0"},
             "priorityClassName": "train",
         }
         if memory is not None:
@@ -288,7 +288,8 @@ class Scenario:
         return self.add(
             "get_workload_events",
             {"workloadId": workload_id or self.workload_id},
-            {"events": events, "next": None},
+            # The last page names no `next` (the spec's `next` is no nullable field).
+            {"events": events},
         )
 
     def spec_answer(self, body: Json, *, status: int = 200) -> Scenario:
@@ -298,13 +299,13 @@ class Scenario:
         args: Json = {"workloadId": self.workload_id}
         if deleted:
             args["deleted"] = True
-        return self.add("get_workload_pods", args, {"pods": pods, "next": None})
+        return self.add("get_workload_pods", args, {"pods": pods})
 
     def history(self, records: list[Json], *, offset: int = 0, next_offset: int | None = None) -> Scenario:
         return self.add(
             "get_workload_history",
             {"workloadId": self.workload_id, "offset": offset},
-            {"records": records, "next": next_offset},
+            {"records": records} if next_offset is None else {"records": records, "next": next_offset},
         )
 
     def metrics(self, samples: list[tuple[datetime, int]], *, status: int = 200) -> Scenario:
@@ -383,6 +384,8 @@ class Scenario:
         status: Json = {
             "name": name or self.container,
             "image": self.image,
+            # The image's digest once a container of it ran; empty while it was never pulled.
+            "imageID": "" if exit_code is None else f"{self.image.rsplit(':', 1)[0]}@sha256:{'0' * 64}",
             "ready": False,
             "restartCount": restarts,
         }

@@ -257,6 +257,7 @@ def init_failed() -> Scenario:
     main_status = {
         "name": "train",
         "image": s.image,
+        "imageID": "",
         "ready": False,
         "restartCount": 0,
         "state": {"waiting": {"reason": "PodInitializing"}},
@@ -445,7 +446,7 @@ def preempted_reclaim() -> Scenario:
             "sortBy": "phaseUpdatedAt",
             "sortOrder": "desc",
         },
-        {"workloads": [body], "next": None},
+        {"workloads": [body]},
     )
     s.status(s.workload(phase="Stopped", created=s.at(hours=12), phase_updated=stopped, completed=stopped))
     s.events(
@@ -584,7 +585,7 @@ def crashloop_active() -> Scenario:
             "sortBy": "phaseUpdatedAt",
             "sortOrder": "desc",
         },
-        {"workloads": [healthy, looping, old], "next": None},
+        {"workloads": [healthy, looping, old]},
     )
     s.status(
         s.workload(
@@ -687,7 +688,7 @@ def option_b_no_match() -> Scenario:
             "sortBy": "phaseUpdatedAt",
             "sortOrder": "desc",
         },
-        {"workloads": [], "next": None},
+        {"workloads": []},
     )
     return s
 
@@ -826,7 +827,7 @@ def pagination() -> Scenario:
     s.add(
         "list_workloads",
         {"filterBy": filter_by, "sortBy": "phaseUpdatedAt", "sortOrder": "desc", "offset": 1},
-        {"workloads": [mine, older], "next": None},
+        {"workloads": [mine, older]},
     )
     oom = [
         s.event(
@@ -1139,7 +1140,7 @@ def option_b_all_active() -> Scenario:
             "sortBy": "phaseUpdatedAt",
             "sortOrder": "desc",
         },
-        {"workloads": items, "next": None},
+        {"workloads": items},
     )
     return s
 
@@ -1166,7 +1167,7 @@ def option_b_active_none() -> Scenario:
             "sortBy": "phaseUpdatedAt",
             "sortOrder": "desc",
         },
-        {"workloads": items, "next": None},
+        {"workloads": items},
     )
     for i, workload_id in enumerate(ids):
         s.status(

@@ -13,7 +13,7 @@ import pytest
 
 from diagnosis.evidence.http import MutatingRequestRefused, ReadOnlyGuard
 from diagnosis.evidence.source import HttpSource
-from diagnosis.runai.auth import RunaiTokenAuth, TokenFailureTransport, jwt_expiry
+from diagnosis.runai.auth import GrantSetting, RunaiTokenAuth, TokenFailureTransport, jwt_expiry
 from diagnosis.runai.client import TOKEN_POST
 from diagnosis.runai.routes import ROUTES
 
@@ -31,10 +31,17 @@ class FakeRunai:
     """A control plane: issues tokens, answers 401 for tokens it no longer accepts."""
 
     def __init__(
-        self, *, expires_in: int | None = 3600, token_status: int = 200, now: float = 1000.0
+        self,
+        *,
+        expires_in: int | None = 3600,
+        token_status: int = 200,
+        now: float = 1000.0,
+        grants: tuple[str, ...] = ("client_credentials", "app_token"),
     ) -> None:
         self.expires_in = expires_in
         self.token_status = token_status
+        # The grant types this plane knows (2.18 and 2.19 know no client_credentials).
+        self.grants = grants
         self.now = now
         self.token_bodies: list[dict[str, Any]] = []
         self.issued = 0
@@ -47,7 +54,10 @@ class FakeRunai:
     def handler(self, request: httpx.Request) -> httpx.Response:
         self.seen.append((request.method, request.url.path, request.headers.get("Authorization")))
         if request.url.path == "/api/v1/token":
-            self.token_bodies.append(json.loads(request.content))
+            body = json.loads(request.content)
+            self.token_bodies.append(body)
+            if body.get("grantType") not in self.grants:
+                return httpx.Response(400, json={"code": 400, "message": "grantType: value is not allowed"})
             if self.token_status != 200:
                 return httpx.Response(
                     self.token_status,
@@ -66,8 +76,10 @@ class FakeRunai:
         return httpx.Response(200, json={"id": "w1", "phase": "Failed"})
 
 
-def client_for(fake: FakeRunai) -> httpx.AsyncClient:
-    auth = RunaiTokenAuth(base_url=BASE, client_id="svc-diag", client_secret="s3cr3t-value", clock=fake.clock)
+def client_for(fake: FakeRunai, *, grant: GrantSetting = "auto") -> httpx.AsyncClient:
+    auth = RunaiTokenAuth(
+        base_url=BASE, client_id="svc-diag", client_secret="s3cr3t-value", grant=grant, clock=fake.clock
+    )
     transport = ReadOnlyGuard(
         TokenFailureTransport(httpx.MockTransport(fake.handler)), allowed_posts=[TOKEN_POST]
     )
@@ -80,7 +92,7 @@ async def test_client_credentials_body_and_bearer_header() -> None:
         response = await client.get("/api/v1/workloads/w1")
     assert response.status_code == 200
     assert fake.token_bodies == [
-        {"grantType": "client_credentials", "clientId": "svc-diag", "clientSecret": "s3cr3t-value"}
+        {"grantType": "client_credentials", "clientID": "svc-diag", "clientSecret": "s3cr3t-value"}
     ]
     assert fake.seen[-1][2] is not None and fake.seen[-1][2].startswith("Bearer ")
 
@@ -155,8 +167,46 @@ async def test_a_refused_token_request_becomes_an_authentication_answer(status: 
     assert answer.status == 401 and answer.denied
     assert "RUNAI_CLIENT_ID" in answer.describe_failure() and "s3cr3t" not in answer.describe_failure()
     assert source.calls == ["get_workload_status"]
-    # The request that had no token was never sent.
-    assert [path for _m, path, _a in fake.seen] == ["/api/v1/token"]
+    # The request that had no token was never sent; a refusal (not a 404) asked the older grant too.
+    tried = ["client_credentials", "app_token"] if status != 404 else ["client_credentials"]
+    assert [body["grantType"] for body in fake.token_bodies] == tried
+    assert [path for _m, path, _a in fake.seen] == ["/api/v1/token"] * len(tried)
+    if status != 404:
+        assert "grants tried: client_credentials, app_token" in answer.describe_failure()
+
+
+async def test_a_plane_before_2_20_gets_the_application_grant_and_keeps_it() -> None:
+    fake = FakeRunai(grants=("app_token", "refresh_token", "exchange_token", "password"), expires_in=30)
+    async with client_for(fake) as client:
+        assert (await client.get("/api/v1/workloads/w1")).status_code == 200
+        # The token expires within the refresh margin: the next request asks the kept grant only.
+        assert (await client.get("/api/v1/workloads/w1")).status_code == 200
+    assert [body["grantType"] for body in fake.token_bodies] == [
+        "client_credentials",
+        "app_token",
+        "app_token",
+    ]
+    assert fake.token_bodies[1] == {
+        "grantType": "app_token",
+        "appID": "svc-diag",
+        "appSecret": "s3cr3t-value",
+    }
+
+
+async def test_a_current_plane_gets_client_credentials_with_the_spec_field_names() -> None:
+    fake = FakeRunai()
+    async with client_for(fake) as client:
+        assert (await client.get("/api/v1/workloads/w1")).status_code == 200
+    assert fake.token_bodies == [
+        {"grantType": "client_credentials", "clientID": "svc-diag", "clientSecret": "s3cr3t-value"}
+    ]
+
+
+async def test_a_configured_grant_is_the_only_one_asked() -> None:
+    fake = FakeRunai(grants=("client_credentials",))
+    async with client_for(fake, grant="app_token") as client:
+        assert (await client.get("/api/v1/workloads/w1")).status_code == 401
+    assert [body["grantType"] for body in fake.token_bodies] == ["app_token"]
 
 
 async def test_a_failing_token_endpoint_is_no_answer() -> None:
