@@ -11,8 +11,9 @@ Run:ai, with a workload id and a cached token:
   (3) metrics and the Tier-2 pod, previous log and pod events together (each only when its rule
       asks, which needs the pods and the history);
   (4) the node, only for node-failure signals (named by the pod evidence).
-Option B's listing pages come before (1); when several active candidates are checked, each is
-checked after the previous one was ruled out. Each further page of a paged list waits for the
+Option B's listing pages come before (1) (the unsorted list after a refused sort, the deleted
+workloads after a live list that matched nothing); when several active candidates are checked,
+each is checked after the previous one was ruled out. Each further page of a paged list waits for the
 previous page. The token request, when no token is cached, is one round before everything else.
 
 ModelArts: the name search (each page after the previous one, the unfiltered search after the
@@ -132,6 +133,20 @@ _SAME_WORKLOAD = ("workloadId",)
 
 RUNAI: tuple[Rule, ...] = (
     Rule(TOKEN),
+    # Option B: the deleted workloads are listed once the live list matched nothing; the unsorted
+    # list follows a refused sort (control planes before 2.21 know no phaseUpdatedAt sort).
+    Rule(
+        "list_workloads",
+        (*_all(_CONTROL_PLANE), Waits("list_workloads", where={"deleted": None})),
+        when={"deleted": "true"},
+        paged=True,
+    ),
+    Rule(
+        "list_workloads",
+        (*_all(_CONTROL_PLANE), Waits("list_workloads", where={"sortBy": "*"})),
+        when={"sortBy": None},
+        paged=True,
+    ),
     Rule("list_workloads", _all(_CONTROL_PLANE), paged=True),
     *(
         Rule(

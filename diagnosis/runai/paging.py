@@ -1,10 +1,10 @@
-"""Run:ai list endpoints read to the end: `{next, <collection>: [...]}` pages (runai-api.md §3).
+"""Run:ai list endpoints read to the end: `{next, <collection>: [...]}` pages.
 
-`next` is the offset to ask for next and is absent on the last page. Paging stops at a null `next`,
-an empty page, a repeated `next` or 100 pages; a page holding more items than asked for is cut to
-the page size. A caller may also stop once a page lies wholly before the lookback (events, and
-history read in descending order). Every cap that is hit is said, through `note`, never as an
-exception.
+`next` is the offset to ask for next and is absent on the last page. Paging stops at a missing
+`next`, an empty page, a repeated `next` or 100 pages; a page holding more items than asked for is
+cut to the page size. Events and history may stop early once a whole page lies before the
+lookback, but only while every item read so far came newest first (`all_older_than`). Every cap
+that is hit is said, through `note`, never as an exception.
 """
 
 from __future__ import annotations
@@ -102,17 +102,38 @@ async def read_pages(
     return paged
 
 
+class _NewestFirstCut:
+    """Whether paging may stop: the page read lies wholly before the cut, and every item read so
+    far (this page and the ones before it) came newest first."""
+
+    def __init__(self, cut: datetime, moment_of: Callable[[dict[str, Any]], datetime | None]) -> None:
+        self.cut = cut
+        self.moment_of = moment_of
+        self.oldest: datetime | None = None
+        self.descending = True
+
+    def __call__(self, items: list[Any]) -> bool:
+        times = [self.moment_of(item) for item in items if isinstance(item, dict)]
+        for moment in times:
+            if moment is None or (self.oldest is not None and moment > self.oldest):
+                self.descending = False
+            else:
+                self.oldest = moment
+        return self.descending and bool(times) and all(t is not None and t < self.cut for t in times)
+
+
 def all_older_than(
     cut: datetime, moment_of: Callable[[dict[str, Any]], datetime | None]
 ) -> Callable[[list[Any]], bool]:
-    """A page lies wholly before the cut when every item has a moment and each is older (malformed
-    items, which are dropped everywhere else, are not counted)."""
+    """The early stop of one list read (a new one per read: it remembers the order seen).
 
-    def older(items: list[Any]) -> bool:
-        times = [moment_of(item) for item in items if isinstance(item, dict)]
-        return bool(times) and all(moment is not None and moment < cut for moment in times)
-
-    return older
+    No API version documents the order of history records, and events are newest first by
+    default only from control plane 2.20 on (the `sortOrder` parameter appears there): a page older
+    than the cut says nothing about the pages after it unless the answers came in descending
+    order. An item without a readable moment ends the early stop (its place is unknown);
+    malformed items are not counted.
+    """
+    return _NewestFirstCut(cut, moment_of)
 
 
 def event_created_at(item: dict[str, Any]) -> datetime | None:

@@ -99,6 +99,7 @@ class Workload(View):
     conditions: Annotated[list[Condition], _LIST] = Field(default_factory=list)
     createdAt: Text = None
     completedAt: Text = None
+    deletedAt: Text = None
     phaseUpdatedAt: Text = None
     images: Strings = Field(default_factory=list)
     podsRequestedResources: Annotated[RequestedResources | None, _OBJECT] = None

@@ -681,15 +681,17 @@ def permission_denied() -> Scenario:
 def option_b_no_match() -> Scenario:
     s = Scenario("no-match", name="trian-resnet", project="vision", captured_at=T)
     s.request = {"cluster_id": s.cluster, "workload_name": s.name, "project": s.project}
-    s.add(
-        "list_workloads",
-        {
-            "filterBy": f"name=={s.name},clusterId=={s.cluster},projectName=={s.project}",
-            "sortBy": "phaseUpdatedAt",
-            "sortOrder": "desc",
-        },
-        {"workloads": []},
-    )
+    for only_deleted in ({}, {"deleted": True}):
+        s.add(
+            "list_workloads",
+            {
+                "filterBy": f"name=={s.name},clusterId=={s.cluster},projectName=={s.project}",
+                "sortBy": "phaseUpdatedAt",
+                "sortOrder": "desc",
+                **only_deleted,
+            },
+            {"workloads": []},
+        )
     return s
 
 

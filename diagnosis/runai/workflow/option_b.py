@@ -5,6 +5,11 @@ page), then, by intent: a failure request takes the newest terminal match (Faile
 Stopped); an active request takes the newest Running/Pending/Initializing/Degraded match whose
 status or events confirm the symptom. Anything else stops with a question (`Stop`), never a guess:
 finding nothing asks for a workload id, it is never "not found".
+
+Control planes before 2.21 do not know `phaseUpdatedAt` as a sort field and answer 400: the list
+is asked again unsorted (the matches are sorted here anyway). A failure request that matches no
+live workload looks among the deleted ones (`deleted=true` returns only those) before asking: a
+failed workload that someone deleted is still the one asked about.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 from diagnosis.evidence.source import Answer
 from diagnosis.models import Choice, Evidence, Question
@@ -53,6 +59,34 @@ class OptionB:
     evidence: list[Evidence] = field(default_factory=list)
     cached_status: dict[str, Answer] = field(default_factory=dict)
     cached_events: dict[str, Paged] = field(default_factory=dict)
+    # Deleted workloads found by the search among deleted ones: their list entry, by id.
+    deleted: dict[str, dict[str, Any]] = field(default_factory=dict)
+    sort_by_phase_updated: bool = True
+
+    async def _list(self, filter_by: str, *, deleted: bool = False) -> Paged:
+        """Every page of the name's matches; unsorted once the control plane refused the sort."""
+        only_deleted: dict[str, Any] = {"deleted": True} if deleted else {}
+
+        async def pages(**sort: Any) -> Paged:
+            return await read_pages(
+                self.source,
+                "list_workloads",
+                "workloads",
+                t=self.t,
+                note=self.note,
+                page_size=PAGE_SIZE,
+                filterBy=filter_by,
+                **sort,
+                **only_deleted,
+            )
+
+        if self.sort_by_phase_updated:
+            paged = await pages(sortBy="phaseUpdatedAt", sortOrder="desc")
+            if paged.failure is None or paged.failure.status != 400 or paged.items:
+                return paged
+            self.sort_by_phase_updated = False
+            self.note(self.t("lim.sort_fallback", failure=paged.failure.describe_failure()))
+        return await pages()
 
     async def resolve(self, name: str, project: str, cluster_id: str) -> str | Stop:
         """The workload id to diagnose, or why there is none."""
@@ -61,17 +95,8 @@ class OptionB:
                 root_cause=self.t("rc.name_has_comma"),
                 questions=[Question(key="workload_id", prompt=self.t("q.workload_id"))],
             )
-        paged = await read_pages(
-            self.source,
-            "list_workloads",
-            "workloads",
-            t=self.t,
-            note=self.note,
-            page_size=PAGE_SIZE,
-            filterBy=f"name=={name},clusterId=={cluster_id},projectName=={project}",
-            sortBy="phaseUpdatedAt",
-            sortOrder="desc",
-        )
+        filter_by = f"name=={name},clusterId=={cluster_id},projectName=={project}"
+        paged = await self._list(filter_by)
         if paged.failure is not None and paged.failure.denied:
             return Stop(denied=paged.failure)
         if paged.failure is not None and paged.failure.unreachable and not paged.items:
@@ -85,17 +110,42 @@ class OptionB:
                 questions=[Question(key="workload_id", prompt=self.t("q.workload_id"))],
             )
         matches = _matches(paged, name=name, project=project, cluster_id=cluster_id)
+        if not matches and not self.active:
+            return await self._among_deleted(filter_by, name=name, project=project, cluster_id=cluster_id)
         if not matches:
-            return Stop(
-                root_cause=self.t("rc.no_match", name=name, project=project, cluster=cluster_id),
-                questions=[
-                    Question(key="workload_id", prompt=self.t("q.no_match", name=name, project=project))
-                ],
-            )
+            return self._no_match("rc.no_match", name=name, project=project, cluster_id=cluster_id)
         self.evidence.append(_listing(matches))
         if self.active:
             return await self._select_active(matches)
         return self._select_terminal(matches, name=name)
+
+    def _no_match(self, key: str, *, name: str, project: str, cluster_id: str) -> Stop:
+        return Stop(
+            root_cause=self.t(key, name=name, project=project, cluster=cluster_id),
+            questions=[Question(key="workload_id", prompt=self.t("q.no_match", name=name, project=project))],
+        )
+
+    async def _among_deleted(self, filter_by: str, *, name: str, project: str, cluster_id: str) -> str | Stop:
+        """The newest terminal match among deleted workloads (else the newest deleted match: it is
+        no longer active, and the phase rule reports its phase); its list entry is kept."""
+        paged = await self._list(filter_by, deleted=True)
+        if paged.failure is not None and paged.failure.denied:
+            return Stop(denied=paged.failure)
+        if paged.failure is not None and not paged.items:
+            failure = paged.failure.describe_failure()
+            self.note(self.t("lim.call_failed", call="list_workloads (deleted=true)", failure=failure))
+        raw = {str(item.get("id")): item for _where, item in paged.items}
+        matches = _matches(paged, name=name, project=project, cluster_id=cluster_id)
+        if not matches:
+            return self._no_match(
+                "rc.no_match_incl_deleted", name=name, project=project, cluster_id=cluster_id
+            )
+        self.evidence.append(_listing(matches, deleted=True))
+        terminal = [w for w in matches if lowered(w.phase) in TERMINAL]
+        chosen = (terminal or matches)[0]
+        workload_id = str(chosen.id)
+        self.deleted[workload_id] = raw.get(workload_id, {})
+        return workload_id
 
     def _select_terminal(self, matches: list[parse.Workload], *, name: str) -> str | Stop:
         terminal = [w for w in matches if lowered(w.phase) in TERMINAL]
@@ -187,12 +237,14 @@ def _matches(paged: Paged, *, name: str, project: str, cluster_id: str) -> list[
     return matches
 
 
-def _listing(matches: list[parse.Workload]) -> Evidence:
+def _listing(matches: list[parse.Workload], *, deleted: bool = False) -> Evidence:
     listing = "; ".join(
         f"[{index}] {w.type or '?'}, {w.phase or '?'}, phaseUpdatedAt {w.phaseUpdatedAt or '?'}"
+        + (f", deletedAt {w.deletedAt or '?'}" if deleted else "")
         for index, w in enumerate(matches)
     )
-    return Evidence(source="list_workloads", field="workloads", text=quote(listing), value=len(matches))
+    field_name = "workloads (deleted=true)" if deleted else "workloads"
+    return Evidence(source="list_workloads", field=field_name, text=quote(listing), value=len(matches))
 
 
 def choices(workloads: Sequence[parse.Workload]) -> list[Choice]:

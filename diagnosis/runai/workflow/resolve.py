@@ -55,5 +55,6 @@ async def resolve_by_name(state: State) -> Next | Diagnosis:
             workload_id=resolved,
             cached_status=dict(resolver.cached_status),
             cached_events=dict(resolver.cached_events),
+            deleted_entries=dict(resolver.deleted),
         ),
     )

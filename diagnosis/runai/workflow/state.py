@@ -89,6 +89,10 @@ class State:
     # What Option B read on the way (statuses, event pages), reused by step 1.
     cached_status: Mapping[str, Answer] = field(default_factory=dict)
     cached_events: Mapping[str, Paged] = field(default_factory=dict)
+    # Workloads Option B found among deleted ones: their list entry, by id.
+    deleted_entries: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # Where the status was read: the status endpoint, or the deleted workloads' list.
+    status_source: str = "get_workload_status"
     # Limitations found while paging the events, noted once the status has passed its checks.
     event_notes: tuple[str, ...] = ()
     status_observations: tuple[Observation, ...] = ()

@@ -35,9 +35,21 @@ async def read_status(state: State) -> Next | Diagnosis:
         answer = fetched_answer
         state = state.but(cached_events={**state.cached_events, workload_id: paged}, event_notes=tuple(notes))
     state = state.with_target(workload_id=workload_id)
-    if not answer.ok:
+    body = answer.body
+    listed = state.deleted_entries.get(workload_id)
+    if listed is not None:
+        # Found among deleted workloads: said; and when the status endpoint no longer answers for
+        # it, its entry in the list of deleted workloads is its status.
+        deleted_at = listed.get("deletedAt") or "?"
+        state = state.noted(state.t("lim.deleted_workload", deleted_at=deleted_at))
+        if answer.status == 404:
+            failure = answer.describe_failure()
+            state = state.noted(state.t("lim.deleted_status_from_list", failure=failure))
+            state = state.but(status_source="list_workloads")
+            body = listed
+    if not answer.ok and body is answer.body:
         return _status_failed(state, answer)
-    status, problem = parse.view(parse.Workload, answer.body)
+    status, problem = parse.view(parse.Workload, body)
     if status is None:
         return unknown_without_status(
             state.noted(state.t("lim.shape", call="get_workload_status", problem=problem))
@@ -79,9 +91,7 @@ def _with_status(state: State, status: parse.Workload) -> State:
     if request.workload_id and request.workload_name and status.name and status.name != request.workload_name:
         # When both an id and a name are given, the id wins; a different name is noted.
         state = state.noted(state.t("lim.name_differs", given=request.workload_name, actual=status.name))
-    return state.with_evidence(
-        Evidence(source="get_workload_status", field="phase", text=status.phase or "?")
-    )
+    return state.with_evidence(Evidence(source=state.status_source, field="phase", text=status.phase or "?"))
 
 
 def _check_cluster(state: State) -> Next | Diagnosis:
@@ -92,7 +102,7 @@ def _check_cluster(state: State) -> Next | Diagnosis:
         return Next(read_events, state.noted(state.t("lim.no_cluster_id")).with_target(cluster_id=asked))
     if status.clusterId.lower() != asked.lower():
         state = state.with_target(cluster_id=status.clusterId, asked_cluster_id=asked).with_evidence(
-            Evidence(source="get_workload_status", field="clusterId", text=status.clusterId)
+            Evidence(source=state.status_source, field="clusterId", text=status.clusterId)
         )
         return finished(
             state,
@@ -127,6 +137,6 @@ def _absorb_events(state: State, paged: Paged) -> State:
         if paged.failure is not None:
             state = state.noted(t("lim.events_partial", failure=paged.failure.describe_failure()))
     return state.but(
-        status_observations=tuple(from_status(state.known_status)),
+        status_observations=tuple(from_status(state.known_status, source=state.status_source)),
         event_observations=tuple(from_events(event_items(paged), source="get_workload_events")),
     )
