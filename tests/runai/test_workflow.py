@@ -84,7 +84,10 @@ async def test_option_b_uses_exact_filters_sorted_by_phase_update() -> None:
     assert args["sortBy"] == "phaseUpdatedAt" and args["sortOrder"] == "desc"
     # Rulings R4: nothing matching is a question, never not_found; no id is invented.
     assert diagnosis.outcome == "needs_input" and diagnosis.questions[0].key == "workload_id"
-    assert [op for op, _ in asked] == ["list_workloads"]
+    # Before asking, the same search among deleted workloads (a failed run someone deleted).
+    assert [op for op, _ in asked] == ["list_workloads", "list_workloads"]
+    assert asked[1][1]["deleted"] is True and asked[1][1]["filterBy"] == args["filterBy"]
+    assert "live or deleted" in diagnosis.root_cause
 
 
 async def test_a_name_with_a_comma_cannot_be_filtered_and_is_asked_about() -> None:
