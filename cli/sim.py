@@ -10,6 +10,7 @@ from typing import Any
 
 from cli.main import UsageError
 from diagnosis.evidence.bundles import BundleError
+from simulator.runai_planes import PLANES
 from simulator.server import Fault, SimServer, load_bundle_dir, parse_fault
 
 
@@ -24,6 +25,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--fault", action="append", default=[], metavar="OP=STATUS[:RETRY_AFTER][xTIMES]")
     parser.add_argument(
         "--modelarts-keys", metavar="AK:SK", help="verify ModelArts signatures with these keys"
+    )
+    parser.add_argument(
+        "--runai-plane",
+        choices=sorted(PLANES),
+        help="answer as this Run:ai control-plane release (token grants, sort fields, parameters, fields)",
     )
     parser.set_defaults(handler=handle)
 
@@ -60,6 +66,7 @@ def handle(args: argparse.Namespace) -> int:
         faults=dict(faults),
         modelarts_keys=keys,
         port=args.port,
+        runai_plane=PLANES[args.runai_plane] if args.runai_plane else None,
     )
     with server:
         print(f"serving {len(bundles)} bundles at {server.base_url} (Ctrl-C to stop)", flush=True)

@@ -19,12 +19,13 @@ from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 from diagnosis.evidence.bundles import BundleError, BundleUnsafe, load_bundle
 from diagnosis.evidence.matching import find_exchange
 from diagnosis.evidence.routes import Route, RouteTable
 from diagnosis.models import Bundle, Exchange
+from simulator.runai_planes import Plane
 
 TOKEN_PATH = "/api/v1/token"
 
@@ -91,6 +92,10 @@ class Received:
     args: dict[str, str]
     status: int | None = None
     answer: str = ""
+    # The request as sent: method, path with its query, and body (the token request's).
+    method: str = ""
+    target: str = ""
+    body: str = ""
 
 
 class SimServer:
@@ -108,6 +113,7 @@ class SimServer:
         host: str = "127.0.0.1",
         port: int = 0,
         route_tables: dict[str, RouteTable] | None = None,
+        runai_plane: Plane | None = None,
     ) -> None:
         def routes_for(platform: str) -> RouteTable:
             if route_tables is not None and platform in route_tables:
@@ -137,6 +143,8 @@ class SimServer:
         self.ops: list[str] = []
         self.received: list[Received] = []
         self.tokens_issued = 0
+        # A Run:ai release to answer as (token grants, refused parameters, fields): simulator/runai_planes.py.
+        self.runai_plane = runai_plane
         self._lock = threading.Lock()
         self._stop_holding = threading.Event()
         self._server = _Server((host, port), _handler_for(self))
@@ -305,13 +313,26 @@ def _handler_for(sim: SimServer) -> type[BaseHTTPRequestHandler]:
             with sim._lock:
                 sim.requests.append((self.command, parts.path))
             self._received: Received | None = None
+            sent_body = body.decode("utf-8", "replace")
+
+            def received(op: str, args: dict[str, str]) -> Received:
+                return Received(op, args, method=self.command, target=self.path, body=sent_body)
+
             if parts.path == TOKEN_PATH and self.command == "POST":
                 with sim._lock:
                     sim.tokens_issued += 1
-                    self._received = Received("token", {})
+                    self._received = received("token", {})
                     sim.received.append(self._received)
                 if sim.token_latency:
                     time.sleep(sim.token_latency)
+                if sim.runai_plane is not None:
+                    token = _fake_jwt(sim.token_lifetime_seconds)
+                    self._json(
+                        *sim.runai_plane.token_answer(
+                            body, token=token, lifetime_seconds=sim.token_lifetime_seconds
+                        )
+                    )
+                    return
                 self._json(
                     200,
                     {
@@ -328,7 +349,7 @@ def _handler_for(sim: SimServer) -> type[BaseHTTPRequestHandler]:
             table, route, args = resolved
             with sim._lock:
                 sim.ops.append(route.op)
-                self._received = Received(route.op, {key: str(value) for key, value in args.items()})
+                self._received = received(route.op, {key: str(value) for key, value in args.items()})
                 sim.received.append(self._received)
             delay = sim.latency.get(route.op, sim.default_latency)
             if delay:
@@ -346,7 +367,14 @@ def _handler_for(sim: SimServer) -> type[BaseHTTPRequestHandler]:
             fault = sim._take_fault(route.op)
             if fault is not None and self._apply_fault(fault, table.platform, route):
                 return
+            plane = sim.runai_plane if table.platform == "runai" and not route.op.startswith("k8s.") else None
+            refusal = plane.refusal(route.op, dict(parse_qsl(parts.query))) if plane is not None else None
+            if refusal is not None:
+                self._json(400, refusal)
+                return
             exchange = find_exchange(table.exchanges, route.op, args)
+            if exchange is None and plane is not None:
+                exchange = find_exchange(table.exchanges, route.op, plane.recorded_args(route.op, args))
             if exchange is None and route.op == USER_DIAGNOSIS and _known_job(table.exchanges, args):
                 # A job the platform found nothing wrong with has a diagnosis without conclusions.
                 self._json(200, {"status": "Completed", "conclusions": []})
@@ -362,7 +390,8 @@ def _handler_for(sim: SimServer) -> type[BaseHTTPRequestHandler]:
             elif exchange.body is None:
                 self._send(exchange.status, b"", "application/json")
             else:
-                self._json(exchange.status, exchange.body)
+                answer = plane.shaped(route.op, exchange.body) if plane is not None else exchange.body
+                self._json(exchange.status, answer)
 
         def _signature_ok(self, parts: Any, body: bytes) -> bool:
             from diagnosis.modelarts.signer import verify_request

@@ -36,17 +36,19 @@ from pydantic import BaseModel, ValidationError
 ROOT = Path(__file__).resolve().parents[2]
 PLANES_DIR = ROOT / ".venv" / "runai-planes"
 
-# The response schema of each op (the spec's `200` answer), by the runapy model generated from it.
-RESPONSE_MODELS: dict[str, str] = {
-    "list_workloads": "GetWorkloads200Response",
-    "get_workload_events": "GetWorkloadEvents200Response",
-    "get_workload_history": "GetWorkloadHistory200Response",
-    "get_workload_pods": "ListPods200Response",
-    "get_workload_metrics": "MetricsCompositeResponse",
-    "token": "TokenResponse",
+# The response schema of each op (the spec's `200` answer), by the runapy model generated from it;
+# where releases name it differently, the first one the release has. `GET /api/v1/workloads/{id}`
+# answers WorkloadDetailed from 2.20 on, the plain Workload before; the metrics' composite answer
+# came after 2.20.
+RESPONSE_MODELS: dict[str, tuple[str, ...]] = {
+    "list_workloads": ("GetWorkloads200Response",),
+    "get_workload_status": ("WorkloadDetailed", "Workload"),
+    "get_workload_events": ("GetWorkloadEvents200Response",),
+    "get_workload_history": ("GetWorkloadHistory200Response",),
+    "get_workload_pods": ("ListPods200Response",),
+    "get_workload_metrics": ("MetricsCompositeResponse", "MetricsResponse"),
+    "token": ("TokenResponse",),
 }
-# `GET /api/v1/workloads/{id}` answers WorkloadDetailed from 2.20 on, the plain Workload before.
-STATUS_MODELS = ("WorkloadDetailed", "Workload")
 # The type-specific spec endpoints, by the route's variant.
 SPEC_MODELS: dict[str, str] = {
     "trainings": "Training1",
@@ -155,14 +157,12 @@ def body_problems(op: str, body: Any, *, variant: str | None = None) -> list[Pro
     """What the official models find wrong in a 2xx answer of `op`."""
     if op in KUBE_MODELS:
         return kube_body_problems(op, body)
-    if op == "get_workload_status":
-        name = next(name for name in STATUS_MODELS if _runai_model(name) is not None)
-        return model_problems(name, body)
     if op == "get_workload_spec":
         if variant is None:
             return [Problem("(body)", "the spec endpoint's variant is unknown")]
         return model_problems(SPEC_MODELS[variant], body)
-    return model_problems(RESPONSE_MODELS[op], body)
+    names = RESPONSE_MODELS[op]
+    return model_problems(next((name for name in names if _runai_model(name) is not None), names[0]), body)
 
 
 def kube_body_problems(op: str, body: Any) -> list[Problem]:
