@@ -263,7 +263,10 @@ def handle_scan(args: argparse.Namespace) -> int:
             async with client.replay_sources(bundle) as make_source:
                 yield make_source, None
             return
-        async with live_scan_sources(rate_per_second=args.rate) as (make_source, throttle):
+        async with live_scan_sources(rate_per_second=args.rate, cluster_id=args.cluster_id) as (
+            make_source,
+            throttle,
+        ):
             yield make_source, throttle
 
     async def run() -> ScanResult:

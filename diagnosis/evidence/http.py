@@ -28,9 +28,12 @@ def default_ssl_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
-def real_transport(*, verify: ssl.SSLContext | bool = True) -> httpx.AsyncHTTPTransport:
-    """The socket-level transport; `verify=True` uses the shared default context."""
-    return httpx.AsyncHTTPTransport(verify=default_ssl_context() if verify is True else verify)
+def real_transport(
+    *, verify: ssl.SSLContext | bool = True, proxy: httpx.Proxy | None = None
+) -> httpx.AsyncHTTPTransport:
+    """The socket-level transport; `verify=True` uses the shared default context; `proxy` routes
+    every request through that proxy (a CONNECT tunnel for https)."""
+    return httpx.AsyncHTTPTransport(verify=default_ssl_context() if verify is True else verify, proxy=proxy)
 
 
 class MutatingRequestRefused(httpx.TransportError):

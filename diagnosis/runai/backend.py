@@ -45,7 +45,11 @@ class RunaiBackend:
     ) -> AbstractAsyncContextManager[RunaiSource]:
         """One live source: the environment, not the request, names the control plane."""
         return single_source(
-            client.live_sources(recorder=recorder, **accepted_options(client.live_sources, options))
+            client.live_sources(
+                recorder=recorder,
+                cluster_id=request.cluster_id,
+                **accepted_options(client.live_sources, options),
+            )
         )
 
     def replay_source(self, bundle: Bundle) -> AbstractAsyncContextManager[RunaiSource]:

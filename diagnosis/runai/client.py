@@ -26,6 +26,7 @@ from diagnosis.evidence.makers import replay_client
 from diagnosis.evidence.source import CallLog, HttpSource, Recorder
 from diagnosis.models import Bundle
 from diagnosis.runai.auth import RunaiTokenAuth, TokenFailureTransport
+from diagnosis.runai.contexts import Unmapped, tier2_context
 from diagnosis.runai.k8s import KubeAccess, KubeUnavailable, load_kube_access
 from diagnosis.runai.routes import ROUTES, TOKEN_PATH, is_k8s_op
 from diagnosis.runai.settings import ConfigError, RunaiSettings, load_settings
@@ -39,7 +40,12 @@ __all__ = ["ConfigError", "SourceMaker", "live_sources", "replay_sources"]
 
 
 def _transport(
-    *, verify: Any = True, retry_policy: RetryPolicy | None, throttle: Throttle | None, allow_token_post: bool
+    *,
+    verify: Any = True,
+    proxy: httpx.Proxy | None = None,
+    retry_policy: RetryPolicy | None,
+    throttle: Throttle | None,
+    allow_token_post: bool,
 ) -> httpx.AsyncBaseTransport:
     """ReadOnlyGuard(Retrying(real transport)): the only POST allowed is the Run:ai token request.
 
@@ -47,7 +53,7 @@ def _transport(
     above the retries (TokenFailureTransport), so it is neither sent nor retried.
     """
     inner: httpx.AsyncBaseTransport = Retrying(
-        real_transport(verify=verify), policy=retry_policy, throttle=throttle
+        real_transport(verify=verify, proxy=proxy), policy=retry_policy, throttle=throttle
     )
     if allow_token_post:
         inner = TokenFailureTransport(inner)
@@ -63,7 +69,7 @@ class SourceMaker:
     control_base_url: str
     kube_client: httpx.AsyncClient | None = None
     kube_base_url: str | None = None
-    tier2_unavailable_reason: str | None = None
+    tier2_unavailable_reason: str | Unmapped | None = None
     recorder: Recorder | None = None
     observer: Callable[[str], None] | None = None
     deadline_seconds: float | None = None
@@ -106,12 +112,14 @@ async def live_sources(
     throttle: Throttle | None = None,
     deadline_seconds: float | None = None,
     settings: RunaiSettings | None = None,
+    cluster_id: str | None = None,
 ) -> AsyncIterator[SourceMaker]:
     """Live clients from the environment, opened once; ConfigError names a missing variable.
 
     Every source made shares the clients, so one token and one throttle serve a whole scan.
-    Tier 2 is available when kubeconfig or in-cluster credentials load (rulings G2); when they
-    do not, the reason is kept for the limitation the workflow reports if Tier 2 is needed.
+    Tier 2 is available when kubeconfig or in-cluster credentials load for the context that
+    serves `cluster_id` (diagnosis.runai.contexts); when they do not, or no context serves that
+    cluster, the reason is kept for the limitation the workflow reports if Tier 2 is needed.
     """
     settings = settings or load_settings()
     url, client_id, client_secret = settings.require_control_plane()
@@ -120,11 +128,15 @@ async def live_sources(
         base_url=url, client_id=client_id, client_secret=client_secret, grant=settings.runai_token_grant
     )
     access: KubeAccess | None = None
-    unavailable: str | None = None
-    try:
-        access = load_kube_access(settings.kubeconfig)
-    except KubeUnavailable as exc:
-        unavailable = str(exc)
+    unavailable: str | Unmapped | None = None
+    context = tier2_context(settings, cluster_id)
+    if isinstance(context, Unmapped):
+        unavailable = context
+    else:
+        try:
+            access = load_kube_access(settings.kubeconfig, context=context)
+        except KubeUnavailable as exc:
+            unavailable = str(exc)
     async with AsyncExitStack() as stack:
         runai_client = await stack.enter_async_context(
             httpx.AsyncClient(
@@ -139,6 +151,7 @@ async def live_sources(
                 httpx.AsyncClient(
                     transport=_transport(
                         verify=access.verify,
+                        proxy=access.proxy,
                         retry_policy=retry_policy,
                         throttle=throttle,
                         allow_token_post=False,

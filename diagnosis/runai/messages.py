@@ -103,6 +103,8 @@ EN: dict[str, str] = {
     "word.the_node": "(unknown)",
     "word.no_phase": "(no phase)",
     "word.no_k8s_credentials": "no kubeconfig or in-cluster credentials",
+    "word.tier2_unmapped": "no kubeconfig context is mapped to Run:ai cluster {cluster} (RUNAI_KUBE_CONTEXTS), and Kubernetes evidence is never read from another cluster",
+    "word.tier2_ambiguous": "the kubeconfig reaches {count} clusters and RUNAI_KUBE_CONTEXTS does not say which one is Run:ai cluster {cluster}; Kubernetes evidence is never read from another cluster",
     # --- permissions ---
     "perm.viewer_project": "Run:ai: permission to view workloads in project {project} (for example the Viewer role on project {project} or on cluster {cluster}) for the diagnosis service account.",
     "perm.viewer_cluster": "Run:ai: permission to view workloads on cluster {cluster} (for example the Viewer role on the cluster) for the diagnosis service account.",
@@ -340,6 +342,8 @@ FR: dict[str, str] = {
     "word.the_node": "(inconnu)",
     "word.no_phase": "(aucune phase)",
     "word.no_k8s_credentials": "ni kubeconfig ni identifiants in-cluster",
+    "word.tier2_unmapped": "aucun contexte kubeconfig n'est associé au cluster Run:ai {cluster} (RUNAI_KUBE_CONTEXTS), et les preuves Kubernetes ne sont jamais lues sur un autre cluster",
+    "word.tier2_ambiguous": "le kubeconfig atteint {count} clusters et RUNAI_KUBE_CONTEXTS n'indique pas lequel est le cluster Run:ai {cluster} ; les preuves Kubernetes ne sont jamais lues sur un autre cluster",
     "perm.viewer_project": "Run:ai : permission de voir les workloads du projet {project} (par exemple le rôle Viewer sur le projet {project} ou sur le cluster {cluster}) pour le compte de service du diagnostic.",
     "perm.viewer_cluster": "Run:ai : permission de voir les workloads du cluster {cluster} (par exemple le rôle Viewer sur le cluster) pour le compte de service du diagnostic.",
     "next.grant_and_rerun": "Demandez à un administrateur Run:ai d'accorder cet accès au compte de service, puis relancez le diagnostic.",

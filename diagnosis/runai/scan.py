@@ -439,11 +439,17 @@ async def live_scan_sources(
     retry_policy: RetryPolicy | None = None,
     timeout: float = DEFAULT_TIMEOUT_SECONDS,
     settings: RunaiSettings | None = None,
+    cluster_id: str | None = None,
 ) -> AsyncIterator[tuple[SourceMaker, ScanThrottle]]:
-    """Live clients for a scan, opened once, under one ScanThrottle (ConfigError when unset)."""
+    """Live clients for a scan, opened once, under one ScanThrottle (ConfigError when unset);
+    Tier 2 through the kubeconfig context that serves `cluster_id`."""
     throttle = ScanThrottle(rate_per_second)
     async with client.live_sources(
-        throttle=throttle, retry_policy=retry_policy, timeout=timeout, settings=settings
+        throttle=throttle,
+        retry_policy=retry_policy,
+        timeout=timeout,
+        settings=settings,
+        cluster_id=cluster_id,
     ) as make_source:
         yield make_source, throttle
 
@@ -468,7 +474,11 @@ async def run_scan(
     if concurrency < 1 or rate_per_second <= 0:
         raise ValueError("the concurrency must be at least 1 and the rate above 0")
     async with live_scan_sources(
-        rate_per_second=rate_per_second, retry_policy=retry_policy, timeout=timeout, settings=settings
+        rate_per_second=rate_per_second,
+        retry_policy=retry_policy,
+        timeout=timeout,
+        settings=settings,
+        cluster_id=cluster_id,
     ) as (make_source, throttle):
         return await scan_with(
             make_source,

@@ -25,6 +25,9 @@ class RunaiSettings(BaseSettings):
     runai_token_grant: Literal["auto", "client_credentials", "app_token"] = "auto"
     # Tier 2: a kubeconfig path (the standard variable); unset means ~/.kube/config or in-cluster.
     kubeconfig: str | None = None
+    # Tier 2 for several clusters: Run:ai cluster id -> kubeconfig context (diagnosis.runai.contexts).
+    runai_kube_contexts: str | None = None
+    runai_kube_contexts_file: str | None = None
 
     def require_control_plane(self) -> tuple[str, str, str]:
         """(url, client id, client secret), or ConfigError naming the first missing variable."""

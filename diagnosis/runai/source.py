@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from diagnosis.evidence.source import Answer, HttpSource
+from diagnosis.runai.contexts import Unmapped
 from diagnosis.runai.routes import is_k8s_op
 
 
@@ -20,7 +21,7 @@ class RunaiSource:
         *,
         control_plane: HttpSource,
         kubernetes: HttpSource | None,
-        tier2_unavailable_reason: str | None = None,
+        tier2_unavailable_reason: str | Unmapped | None = None,
     ) -> None:
         if kubernetes is not None and kubernetes.log is not control_plane.log:
             raise ValueError("the Run:ai and Kubernetes sources must share one CallLog")

@@ -13,6 +13,8 @@ import asyncio
 
 from diagnosis.evidence.source import Answer
 from diagnosis.models import Diagnosis
+from diagnosis.render.i18n import Translator
+from diagnosis.runai.contexts import Unmapped
 from diagnosis.runai.rules import Signal, Verdict, decide
 from diagnosis.runai.signals import Observation, from_pods
 from diagnosis.runai.tier2 import Tier2Evidence, read_nodes, read_pods
@@ -134,7 +136,7 @@ def _tier2_notes(state: State, tier2: Tier2Evidence, *, needed: bool) -> State:
     t = state.t
     run = state.run
     if needed and not run.tier2_available:
-        reason = run.tier2_unavailable_reason or t("word.no_k8s_credentials")
+        reason = _unavailable_reason(run.tier2_unavailable_reason, t)
         state = state.noted(t("lim.tier2_unavailable", reason=reason))
     state = state.noted(*tier2.limitations)
     if tier2.denied_calls:
@@ -142,3 +144,12 @@ def _tier2_notes(state: State, tier2: Tier2Evidence, *, needed: bool) -> State:
         calls = ", ".join(dict.fromkeys(tier2.denied_calls))
         state = state.noted(t("lim.tier2_denied", calls=calls, namespace=namespace(state)[0] or "?"))
     return state
+
+
+def _unavailable_reason(reason: str | Unmapped | None, t: Translator) -> str:
+    """Why Tier 2 is not there, in the diagnosis' language where the catalogue says it."""
+    if isinstance(reason, Unmapped):
+        if reason.kube_clusters:
+            return t("word.tier2_ambiguous", cluster=reason.cluster_id, count=reason.kube_clusters)
+        return t("word.tier2_unmapped", cluster=reason.cluster_id)
+    return reason or t("word.no_k8s_credentials")

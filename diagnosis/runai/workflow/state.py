@@ -17,6 +17,7 @@ from diagnosis.evidence.source import Answer
 from diagnosis.models import DiagnoseRequest, Diagnosis, Evidence, Target
 from diagnosis.render.i18n import Translator
 from diagnosis.runai import parse
+from diagnosis.runai.contexts import Unmapped
 from diagnosis.runai.paging import Fetcher, Paged
 from diagnosis.runai.rules import Signal, Verdict, classify
 from diagnosis.runai.signals import Observation
@@ -54,7 +55,7 @@ class Run:
     now: datetime
     t: Translator
     tier2_available: bool
-    tier2_unavailable_reason: str | None
+    tier2_unavailable_reason: str | Unmapped | None
     lookback_text: str
     lookback: timedelta
     classify: Classifier = field(default_factory=Classifier, compare=False)
