@@ -185,6 +185,9 @@ def _policy_recs(context: Context, _reading: MemoryReading) -> list[Recommendati
     case = subcase(context, "policy")
     if case == "manual_stop":
         return [_rec(context, "rec.policy.voluntary", True)]
+    if case == "requested_stop":
+        # The spec shows the request, not who made it: a person, or a policy acting for one.
+        return [_rec(context, "rec.policy.confirm_who", False), _rec(context, "rec.policy.voluntary", True)]
     # Involuntary: an administrator reviews the policy that stopped it.
     return [
         _rec(context, "rec.policy.admin_review", True, policy=context.t(f"word.policy.{case}")),

@@ -1,14 +1,34 @@
 """Run:ai phase vocabularies and the symptom checks the phase rule and Option B share.
 
-Phases are the API's `Phase` enum plus the runbook's extra names (Crashed, Succeeded, Suspended),
-compared lower-cased (runai-api.md §7).
+Phases are the API's `Phase` enum (the same 14 values in every control-plane release from 2.18 on;
+none of them is Crashed, Succeeded or Suspended: a suspended workload answers `Stopped`), plus the
+runbook's words, which old exports or third-party tools may still hold; compared lower-cased.
 """
 
 from __future__ import annotations
 
 from diagnosis.runai.rules import Signal
 
-TERMINAL = frozenset({"failed", "completed", "stopped", "crashed", "succeeded"})  # rulings R2
+API_PHASES = frozenset(
+    {
+        "creating",
+        "initializing",
+        "resuming",
+        "pending",
+        "deleting",
+        "running",
+        "updating",
+        "stopped",
+        "stopping",
+        "degraded",
+        "failed",
+        "completed",
+        "terminating",
+        "unknown",
+    }
+)
+RUNBOOK_PHASES = frozenset({"crashed", "succeeded", "suspended"})
+TERMINAL = frozenset({"failed", "completed", "stopped", "crashed", "succeeded"})
 FAILED = frozenset({"failed", "crashed"})
 SUCCEEDED = frozenset({"completed", "succeeded"})
 ACTIVE_CANDIDATES = frozenset({"running", "pending", "initializing", "degraded"})  # rulings R3

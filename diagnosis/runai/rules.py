@@ -450,6 +450,15 @@ RULES: tuple[Rule, ...] = (
         subcase="policy",
         explains_kill=True,
     ),
+    # The spec says a stop was asked for (desiredPhase: Stopped on a Stopped workload).
+    Rule(
+        name="requested_stop",
+        role="cause",
+        matches=_kind("desired_phase"),
+        category="SCHEDULING_POLICY_TERMINATED",
+        subcase="requested_stop",
+        explains_kill=True,
+    ),
     Rule(
         name="manual_stop",
         role="cause",

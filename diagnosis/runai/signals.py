@@ -29,6 +29,7 @@ ObservationKind = Literal[
     "log",  # a log finding (logscan)
     "node_condition",  # Kubernetes node condition
     "spec",  # submitted spec (corroboration only, never classifies alone)
+    "desired_phase",  # the type-specific spec's desiredPhase: a stop someone or something asked for
 ]
 
 MAX_QUOTE = 400
@@ -228,6 +229,29 @@ def _with_time(observation: Observation, at: datetime) -> Observation:
     from dataclasses import replace
 
     return replace(observation, at=at)
+
+
+def from_desired_phase(spec: parse.WorkloadSpec | None, *, phase: str | None) -> list[Observation]:
+    """A requested stop: the workload is Stopped and its spec's `desiredPhase` is `Stopped` too.
+
+    Run:ai keeps what was asked for in `desiredPhase` (`Running`, `Stopped`, `Deleted`) beside the
+    phase reached; a stop asked for through the UI, CLI or API (or by a policy acting through it)
+    sets it to `Stopped`. A workload that stopped by itself keeps `desiredPhase: Running`.
+    https://api-docs.run.ai/latest/tag/Trainings (`desiredPhase` of a training)
+    """
+    desired = (spec.desiredPhase or "").strip() if spec is not None else ""
+    if desired.lower() != "stopped" or (phase or "").strip().lower() != "stopped":
+        return []
+    actual = spec.actualPhase if spec is not None and spec.actualPhase else phase
+    return [
+        Observation(
+            source="get_workload_spec",
+            field="desiredPhase",
+            kind="desired_phase",
+            reason=desired,
+            message=f"desiredPhase: {desired} (actualPhase: {actual})",
+        )
+    ]
 
 
 def from_pods(pods: Iterable[tuple[str, parse.Pod]]) -> list[Observation]:

@@ -385,7 +385,8 @@ def in_plane(version: str, payload: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def judge(payload: Mapping[str, Any]) -> dict[str, Any]:
-    """`{"version", "bodies": [[problem, ...] per body], "requests": [[problem, ...] per request]}`."""
+    """`{"version", "bodies": [[problem, ...] per body], "requests": [[problem, ...] per request],
+    "phases": the release's Phase enum}`."""
     bodies = [
         [str(p) for p in body_problems(item["op"], item["body"], variant=item.get("variant"))]
         for item in payload.get("bodies", [])
@@ -394,7 +395,8 @@ def judge(payload: Mapping[str, Any]) -> dict[str, Any]:
         [str(p) for p in request_problems(item["method"], item["url"], item.get("body"))]
         for item in payload.get("requests", [])
     ]
-    return {"version": runai_version(), "bodies": bodies, "requests": requests}
+    phases = sorted(str(member.value) for member in importlib.import_module("runai.models").Phase)
+    return {"version": runai_version(), "bodies": bodies, "requests": requests, "phases": phases}
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from diagnosis.models import Diagnosis
 from diagnosis.render.i18n import Translator
 from diagnosis.runai.contexts import Unmapped
 from diagnosis.runai.rules import Signal, Verdict, decide
-from diagnosis.runai.signals import Observation, from_pods
+from diagnosis.runai.signals import Observation, from_desired_phase, from_pods
 from diagnosis.runai.tier2 import Tier2Evidence, read_nodes, read_pods
 from diagnosis.runai.workflow.conclude import conclude
 from diagnosis.runai.workflow.preemption import route_if_preempted
@@ -49,7 +49,11 @@ def _node_failure(signals: list[Signal]) -> bool:
 async def gather_conditional(state: State) -> Next | Diagnosis:
     run = state.run
     stopped = (state.known_status.phase or "").lower() == "stopped"
-    observations: list[Observation] = [*state.timeline(), *from_pods(list(state.pods))]
+    observations: list[Observation] = [
+        *state.timeline(),
+        *from_pods(list(state.pods)),
+        *from_desired_phase(state.spec, phase=state.known_status.phase),
+    ]
     signals = run.classify(observations)
     verdict = decide(signals, stopped=stopped)
     tier2_needed = needs_tier2(verdict)
