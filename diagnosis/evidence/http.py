@@ -36,6 +36,23 @@ def real_transport(
     return httpx.AsyncHTTPTransport(verify=default_ssl_context() if verify is True else verify, proxy=proxy)
 
 
+def environment_proxy(url: str) -> httpx.Proxy | None:
+    """The proxy the environment names for `url` (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY, NO_PROXY,
+    as curl and httpx read them). A client built on its own transport gets no environment proxy
+    from httpx, so the clients that honour the environment ask here."""
+    import urllib.request
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    proxies = urllib.request.getproxies_environment()
+    chosen = proxies.get(parts.scheme) or proxies.get("all")
+    if not chosen or not parts.hostname:
+        return None
+    if urllib.request.proxy_bypass_environment(parts.hostname, proxies):  # type: ignore[attr-defined]
+        return None
+    return httpx.Proxy(chosen if "://" in chosen else f"http://{chosen}")
+
+
 class MutatingRequestRefused(httpx.TransportError):
     """Raised before any byte leaves the process when a request is not a read."""
 

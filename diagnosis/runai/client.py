@@ -20,6 +20,7 @@ from diagnosis.evidence.http import (
     Retrying,
     RetryPolicy,
     Throttle,
+    environment_proxy,
     real_transport,
 )
 from diagnosis.evidence.makers import replay_client
@@ -140,7 +141,12 @@ async def live_sources(
     async with AsyncExitStack() as stack:
         runai_client = await stack.enter_async_context(
             httpx.AsyncClient(
-                transport=_transport(retry_policy=retry_policy, throttle=throttle, allow_token_post=True),
+                transport=_transport(
+                    proxy=environment_proxy(url),
+                    retry_policy=retry_policy,
+                    throttle=throttle,
+                    allow_token_post=True,
+                ),
                 auth=auth,
                 timeout=timeout,
             )
