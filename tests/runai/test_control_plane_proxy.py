@@ -50,7 +50,9 @@ async def test_https_proxy_carries_the_control_plane_and_no_proxy_bypasses_it(
         monkeypatch.setenv("HTTPS_PROXY", proxy.url)
         failure = await _status_failure(tmp_path)
         tunnels = len(proxy.connects)  # the token request and its retries
-        assert set(proxy.connects) == {"CONNECT tenant.runai.invalid:443"} and "certificate" in failure.lower()
+        assert (
+            set(proxy.connects) == {"CONNECT tenant.runai.invalid:443"} and "certificate" in failure.lower()
+        )
         monkeypatch.setenv("NO_PROXY", ".runai.invalid")
         failure = await _status_failure(tmp_path)
         assert len(proxy.connects) == tunnels and "certificate" not in failure.lower()
