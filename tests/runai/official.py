@@ -269,7 +269,7 @@ def _enum_values(annotation: Any) -> frozenset[str] | None:
 
 def _kind(annotation: Any) -> str:
     text = str(annotation)
-    for kind in ("bool", "int", "datetime", "List"):
+    for kind in ("List", "bool", "int", "datetime"):
         if kind in text:
             return kind
     return "str"

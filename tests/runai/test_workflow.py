@@ -604,6 +604,8 @@ class EndlessPages:
 
     async def fetch(self, op: str, /, *, variant: str | None = None, **args: Any) -> Answer:
         self.calls.append(op)
+        if op == "list_workloads" and args.get("deleted"):
+            return Answer(op=op, args=args, status=200, body={"workloads": []})  # none was deleted
         if op == "list_workloads":
             self.pages += 1
             offset = int(args.get("offset", 0))

@@ -110,14 +110,25 @@ class OptionB:
                 questions=[Question(key="workload_id", prompt=self.t("q.workload_id"))],
             )
         matches = _matches(paged, name=name, project=project, cluster_id=cluster_id)
-        if not matches and not self.active:
-            return await self._among_deleted(filter_by, name=name, project=project, cluster_id=cluster_id)
-        if not matches:
-            return self._no_match("rc.no_match", name=name, project=project, cluster_id=cluster_id)
-        self.evidence.append(_listing(matches))
+        if matches:
+            self.evidence.append(_listing(matches))
         if self.active:
+            if not matches:
+                return self._no_match("rc.no_match", name=name, project=project, cluster_id=cluster_id)
             return await self._select_active(matches)
-        return self._select_terminal(matches, name=name)
+        terminal = [w for w in matches if lowered(w.phase) in TERMINAL]
+        if terminal:
+            return str(terminal[0].id)
+        # No live workload of that name has ended: a failed run someone deleted is looked for
+        # before asking.
+        found = await self._among_deleted(
+            filter_by, name=name, project=project, cluster_id=cluster_id, any_phase=not matches
+        )
+        if found is not None:
+            return found
+        if matches:
+            return self._all_active(matches, name=name)
+        return self._no_match("rc.no_match_incl_deleted", name=name, project=project, cluster_id=cluster_id)
 
     def _no_match(self, key: str, *, name: str, project: str, cluster_id: str) -> Stop:
         return Stop(
@@ -125,9 +136,12 @@ class OptionB:
             questions=[Question(key="workload_id", prompt=self.t("q.no_match", name=name, project=project))],
         )
 
-    async def _among_deleted(self, filter_by: str, *, name: str, project: str, cluster_id: str) -> str | Stop:
-        """The newest terminal match among deleted workloads (else the newest deleted match: it is
-        no longer active, and the phase rule reports its phase); its list entry is kept."""
+    async def _among_deleted(
+        self, filter_by: str, *, name: str, project: str, cluster_id: str, any_phase: bool
+    ) -> str | Stop | None:
+        """The newest terminal match among deleted workloads (with `any_phase`, else the newest
+        deleted match: it is no longer active, and the phase rule reports its phase); its list
+        entry is kept. None when the deleted workloads hold no such match."""
         paged = await self._list(filter_by, deleted=True)
         if paged.failure is not None and paged.failure.denied:
             return Stop(denied=paged.failure)
@@ -136,22 +150,17 @@ class OptionB:
             self.note(self.t("lim.call_failed", call="list_workloads (deleted=true)", failure=failure))
         raw = {str(item.get("id")): item for _where, item in paged.items}
         matches = _matches(paged, name=name, project=project, cluster_id=cluster_id)
-        if not matches:
-            return self._no_match(
-                "rc.no_match_incl_deleted", name=name, project=project, cluster_id=cluster_id
-            )
-        self.evidence.append(_listing(matches, deleted=True))
         terminal = [w for w in matches if lowered(w.phase) in TERMINAL]
-        chosen = (terminal or matches)[0]
-        workload_id = str(chosen.id)
+        chosen = (terminal or (matches if any_phase else []))[:1]
+        if not chosen:
+            return None
+        self.evidence.append(_listing(matches, deleted=True))
+        workload_id = str(chosen[0].id)
         self.deleted[workload_id] = raw.get(workload_id, {})
         return workload_id
 
-    def _select_terminal(self, matches: list[parse.Workload], *, name: str) -> str | Stop:
-        terminal = [w for w in matches if lowered(w.phase) in TERMINAL]
-        if terminal:
-            return str(terminal[0].id)
-        # A failure request whose matches are all still active: ask whether a past run was meant.
+    def _all_active(self, matches: list[parse.Workload], *, name: str) -> Stop:
+        """A failure request whose matches are all still active: ask whether a past run was meant."""
         return Stop(
             root_cause=self.t("rc.all_active", name=name, count=len(matches)),
             questions=[
