@@ -6,7 +6,7 @@ is one process (waitress) that verifies, acks and queues each request, and the w
 starts at idle CPU priority that runs the queue (placeholders, diagnoses, reports), both on the
 SQLite files beside the state, answering from the example bundles (`--bundles diagnosis/examples`),
 with its Web API
-calls sent to the local Slack stand-in (tests/fakes/slack_api.py, SLACK_API_URL). 200 `/diagnose`
+calls sent to the local Slack stand-in (playground/slack_api.py, SLACK_API_URL). 200 `/diagnose`
 commands, signed as Slack signs them (v0 HMAC over `v0:<ts>:<body>`), from 200 different users
 (the per-user rate limit is not what is measured), are fired at once; each ack's latency is the
 time from sending the request to reading the HTTP response. Then every command must get its
@@ -48,8 +48,8 @@ from slack_sdk.signature import SignatureVerifier
 from bench.harness import BenchResult, Check, percentile, project_root
 from bot.backends import BundlesBackend
 from diagnosis import engine
+from playground.slack_api import BOT_USER_ID, Call, SlackApiStandIn
 from tests.bot.harness import event_callback
-from tests.fakes.slack_api import BOT_USER_ID, Call, FakeSlackApi
 
 SIGNING_SECRET = "bench-signing-secret"
 CHANNEL = "C0BENCH001"
@@ -150,7 +150,12 @@ class Running:
 
 @contextmanager
 def bot_process(
-    api: FakeSlackApi, folder: Path, *, queue: int, options: tuple[str, ...] = (), log_name: str = "bot.log"
+    api: SlackApiStandIn,
+    folder: Path,
+    *,
+    queue: int,
+    options: tuple[str, ...] = (),
+    log_name: str = "bot.log",
 ) -> Iterator[Running]:
     """`diagnose bot --http` (and its worker) on a free loopback port."""
     env = {
@@ -311,7 +316,7 @@ class Delivery:
 
 
 def wait_for_reports(
-    api: FakeSlackApi, users: list[str], *, timeout: float, require_file: bool = True
+    api: SlackApiStandIn, users: list[str], *, timeout: float, require_file: bool = True
 ) -> Delivery:
     """Poll the fake Web API until every user's placeholder was replaced by a report with its file
     (`require_file=False`: the report alone; a mention's file goes to the mention's thread)."""
@@ -384,7 +389,7 @@ class Burst:
 
 
 def burst(
-    api: FakeSlackApi,
+    api: SlackApiStandIn,
     texts: list[str],
     *,
     commands: int,
@@ -459,7 +464,7 @@ class Restart:
     seconds: float
 
 
-def restart(api: FakeSlackApi, texts: list[str], *, commands: int, report_timeout: float) -> Restart:
+def restart(api: SlackApiStandIn, texts: list[str], *, commands: int, report_timeout: float) -> Restart:
     """`commands` at once; the whole bot killed (SIGKILL, web and worker) once the first
     placeholders are up, most requests still queued; started again on the same files."""
     with tempfile.TemporaryDirectory(prefix="bench-restart-") as directory:
@@ -518,7 +523,7 @@ def run(
 ) -> BenchResult:
     result = BenchResult(title="ack")
     print(f"Slash-command acks: {commands} signed /diagnose commands at once against `diagnose bot --http`")
-    api = FakeSlackApi().start()
+    api = SlackApiStandIn().start()
     try:
         texts = example_commands()
         print(f"{min(len(texts), commands)} different example commands, {commands} users")

@@ -37,6 +37,7 @@ SUBCOMMAND_MODULES = (
     "cli.bot",
     "cli.preview",
     "cli.mcp_serve",
+    "cli.playground",
 )
 
 

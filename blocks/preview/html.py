@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from blocks.preview.live import LIVE_ELEMENTS, live_element, live_input
 from diagnosis.masking import mask
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser")
@@ -104,6 +105,7 @@ ul, ol { margin: 4px 0; padding-left: 24px; }
 .thread { margin: 12px 0 0 60px; padding-top: 8px; border-top: 1px solid #eeeeee; }
 .file { margin: 8px 0; }
 .file-title { color: #616061; font-size: 13px; margin-bottom: 4px; }
+.input-label { font-weight: 700; margin-bottom: 4px; }
 .file img { max-width: 100%; border: 1px solid #dddddd; border-radius: 6px; }
 """
 
@@ -262,11 +264,14 @@ def _text_object(obj: Any) -> str:
     return mrkdwn_to_html(text)
 
 
-def _element(element: Any) -> str:
-    """A block element (button, select, image, text) as it appears in actions, context, accessory."""
+def _element(element: Any, *, block_id: str | None = None, live: bool = False) -> str:
+    """A block element (button, select, image, text) as it appears in actions, context, accessory.
+    `live`: buttons and selects are real controls that carry what a click sends (the playground)."""
     if not isinstance(element, Mapping):
         return ""
     kind = element.get("type")
+    if live and kind in LIVE_ELEMENTS:
+        return live_element(element, block_id=block_id, label_html=_text_object)
     if kind == "button":
         style = element.get("style")
         css = f"button {style}" if style in ("primary", "danger") else "button"
@@ -282,7 +287,7 @@ def _element(element: Any) -> str:
     return f'<span class="placeholder">[{html.escape(str(kind))}]</span>'
 
 
-def _section(block: Mapping[str, Any]) -> str:
+def _section(block: Mapping[str, Any], live: bool = False) -> str:
     parts: list[str] = []
     if block.get("text"):
         parts.append(f'<div class="text">{_text_object(block["text"])}</div>')
@@ -293,8 +298,13 @@ def _section(block: Mapping[str, Any]) -> str:
     inner = "".join(parts)
     accessory = block.get("accessory")
     if accessory:
-        return f'<div class="with-accessory"><div class="text">{inner}</div><div>{_element(accessory)}</div></div>'
+        return f'<div class="with-accessory"><div class="text">{inner}</div><div>{_element(accessory, block_id=_block_id(block), live=live)}</div></div>'
     return inner
+
+
+def _block_id(block: Mapping[str, Any]) -> str | None:
+    value = block.get("block_id")
+    return str(value) if value is not None else None
 
 
 def _rich_inline(element: Any) -> str:
@@ -369,12 +379,12 @@ def _rich_part(part: Any) -> str:
     return ""
 
 
-def _rich_text(block: Mapping[str, Any]) -> str:
+def _rich_text(block: Mapping[str, Any], live: bool = False) -> str:
     elements = block.get("elements")
     return "".join(_rich_part(part) for part in elements) if isinstance(elements, list) else ""
 
 
-def _markdown(block: Mapping[str, Any]) -> str:
+def _markdown(block: Mapping[str, Any], live: bool = False) -> str:
     """A `markdown` block (standard Markdown); raw HTML in it is escaped, never passed through."""
     from markdown_it import MarkdownIt
 
@@ -384,34 +394,43 @@ def _markdown(block: Mapping[str, Any]) -> str:
     return re.sub(r"<a href=\"[^\"]*\">", '<span class="link">', rendered).replace("</a>", "</span>")
 
 
-def _context(block: Mapping[str, Any]) -> str:
+def _context(block: Mapping[str, Any], live: bool = False) -> str:
     elements = block.get("elements")
     items = elements if isinstance(elements, list) else []
     return "".join(f"<span>{_element(item)}</span>" for item in items)
 
 
-def _actions(block: Mapping[str, Any]) -> str:
+def _actions(block: Mapping[str, Any], live: bool = False) -> str:
     elements = block.get("elements")
     items = elements if isinstance(elements, list) else []
-    return "".join(_element(item) for item in items)
+    return "".join(_element(item, block_id=_block_id(block), live=live) for item in items)
 
 
-def _image_block(block: Mapping[str, Any]) -> str:
+def _image_block(block: Mapping[str, Any], live: bool = False) -> str:
     alt = html.escape(str(block.get("alt_text") or "image"))
     return f'<span class="placeholder">[image not loaded in the preview: {alt}]</span>'
 
 
-_RENDERERS: dict[str, tuple[str, Callable[[Mapping[str, Any]], str]]] = {
+def _input(block: Mapping[str, Any], live: bool = False) -> str:
+    """A modal's input block: its label and, live, a field the page reads on submit."""
+    label = f'<div class="input-label">{_text_object(block.get("label"))}</div>'
+    if live:
+        return label + live_input(block)
+    return label + '<div class="select">…</div>'
+
+
+_RENDERERS: dict[str, tuple[str, Callable[[Mapping[str, Any], bool], str]]] = {
     "section": ("block section", _section),
     "context": ("block context", _context),
     "actions": ("block actions", _actions),
     "rich_text": ("block rich-text", _rich_text),
     "markdown": ("block markdown", _markdown),
     "image": ("block image", _image_block),
+    "input": ("block input", _input),
 }
 
 
-def _block(block: Any) -> str:
+def _block(block: Any, live: bool = False) -> str:
     if not isinstance(block, Mapping):
         return ""
     kind = str(block.get("type") or "")
@@ -423,7 +442,16 @@ def _block(block: Any) -> str:
     if found is None:
         return f'<div class="block placeholder">[{html.escape(kind or "unknown")} block]</div>'
     css, render = found
-    return f'<div class="{css}">{render(block)}</div>'
+    return f'<div class="{css}">{render(block, live)}</div>'
+
+
+def render_blocks(message: Mapping[str, Any], *, live: bool = False) -> str:
+    """The body of one message (its blocks, else its mrkdwn `text`) as an HTML fragment; `live`
+    makes buttons, selects and inputs real controls (the playground's page)."""
+    blocks = message.get("blocks")
+    if isinstance(blocks, list) and blocks:
+        return "".join(_block(block, live) for block in blocks)
+    return f'<div class="block">{mrkdwn_to_html(str(message.get("text") or ""))}</div>'
 
 
 def render_html(
@@ -434,11 +462,7 @@ def render_html(
     thread_files: Sequence[ThreadFile] = (),
 ) -> str:
     """A Block Kit message (`{"text", "blocks"}`) as a self-contained HTML page."""
-    blocks = message.get("blocks")
-    if isinstance(blocks, list) and blocks:
-        body = "".join(_block(block) for block in blocks)
-    else:
-        body = f'<div class="block">{mrkdwn_to_html(str(message.get("text") or ""))}</div>'
+    body = render_blocks(message)
     files = "".join(
         '<div class="file">'
         f'<div class="file-title">{html.escape(mask(item.title))}</div>'

@@ -11,8 +11,8 @@ import pytest
 from bot.state.redis_store import RedisStore
 from bot.state.sqlite_store import SqliteStore
 from bot.state.store import StateStore
+from playground.slack_api import SlackApiStandIn, running_slack_api
 from tests.fakes.redis_server import redis_url
-from tests.fakes.slack_api import FakeSlackApi, running_fake_slack
 
 __all__ = ["redis_url"]
 
@@ -42,8 +42,8 @@ def store_factory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[St
 
 
 @pytest.fixture
-def slack_api() -> Iterator[FakeSlackApi]:
-    with running_fake_slack() as api:
+def slack_api() -> Iterator[SlackApiStandIn]:
+    with running_slack_api() as api:
         yield api
 
 

@@ -36,8 +36,8 @@ from bot.state.sqlite_store import SqliteStore
 from bot.state.store import StateStore
 from diagnosis.models import Choice, DiagnoseRequest, Diagnosis, Exchange
 from diagnosis.scan import ScanProgress
+from playground.slack_api import SlackApiStandIn
 from tests.blocks.checks import assert_message_within_limits, assert_view_within_limits
-from tests.fakes.slack_api import FakeSlackApi
 
 SIGNING_SECRET = "test-signing-secret"
 CHANNEL = "C0INC0042"
@@ -125,7 +125,7 @@ class SlackSender:
     """Posts signed requests to the bot as Slack would."""
 
     def __init__(
-        self, bot_url: str, api: FakeSlackApi, *, secret: str = SIGNING_SECRET, first_id: int = 1
+        self, bot_url: str, api: SlackApiStandIn, *, secret: str = SIGNING_SECRET, first_id: int = 1
     ) -> None:
         """`first_id` numbers this sender's response URLs, trigger and event ids (two senders to two
         replicas must not share them)."""
@@ -378,7 +378,7 @@ def worker_side(queues: Queues, *, diagnosis_threads: int = 4) -> Workers:
 
 @dataclass
 class BotUnderTest:
-    api: FakeSlackApi
+    api: SlackApiStandIn
     bot: Bot
     server: HttpServer
     slack: SlackSender
@@ -434,7 +434,7 @@ class BotUnderTest:
 
 @contextmanager
 def running_bot(
-    api: FakeSlackApi,
+    api: SlackApiStandIn,
     *,
     backend: DiagnosisBackend,
     store: StateStore,

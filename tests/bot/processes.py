@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from playground.slack_api import SlackApiStandIn
 from tests.bot.harness import SIGNING_SECRET
 from tests.conftest import EXAMPLES, ROOT
-from tests.fakes.slack_api import FakeSlackApi
 
 # The `diagnose` console script, run with this interpreter.
 DIAGNOSE = [sys.executable, "-c", "import sys; from cli.main import main; sys.exit(main())"]
@@ -28,7 +28,7 @@ class BotProcess:
     url: str = ""
 
 
-def _environment(api: FakeSlackApi, state_dir: Path, extra_env: dict[str, str]) -> dict[str, str]:
+def _environment(api: SlackApiStandIn, state_dir: Path, extra_env: dict[str, str]) -> dict[str, str]:
     env = {
         **os.environ,
         "SLACK_BOT_TOKEN": "xoxb-test-token",
@@ -45,7 +45,7 @@ def _environment(api: FakeSlackApi, state_dir: Path, extra_env: dict[str, str]) 
 
 
 def _start(
-    api: FakeSlackApi,
+    api: SlackApiStandIn,
     state_dir: Path,
     extra_env: dict[str, str],
     bundles: Path,
@@ -102,7 +102,7 @@ def _stop(bot: BotProcess, *, timeout: float = 15) -> None:
 
 @contextmanager
 def bot_processes(
-    api: FakeSlackApi,
+    api: SlackApiStandIn,
     state_dir: Path,
     *,
     count: int = 1,
@@ -124,14 +124,14 @@ def bot_processes(
 
 
 @contextmanager
-def bot_process(api: FakeSlackApi, state_dir: Path, *, extra_env: dict[str, str]) -> Iterator[str]:
+def bot_process(api: SlackApiStandIn, state_dir: Path, *, extra_env: dict[str, str]) -> Iterator[str]:
     with bot_processes(api, state_dir, extra_env=extra_env) as urls:
         yield urls[0]
 
 
 @contextmanager
 def logged_bot_process(
-    api: FakeSlackApi, state_dir: Path, *arguments: str, log_name: str = "bot.log"
+    api: SlackApiStandIn, state_dir: Path, *arguments: str, log_name: str = "bot.log"
 ) -> Iterator[BotProcess]:
     """One `diagnose bot --http … <arguments>` whose log goes to `<state_dir>/<log_name>`; stopped
     with room for a graceful stop of its worker too."""
@@ -146,7 +146,7 @@ def logged_bot_process(
 
 @contextmanager
 def worker_process(
-    api: FakeSlackApi, state_dir: Path, *, log_name: str = "worker.log"
+    api: SlackApiStandIn, state_dir: Path, *, log_name: str = "worker.log"
 ) -> Iterator[subprocess.Popen[str]]:
     """`diagnose bot --role worker` (no Slack connection of its own), ready once it says so."""
     path = state_dir / log_name
@@ -172,7 +172,7 @@ def worker_process(
 
 @contextmanager
 def socket_mode_process(
-    api: FakeSlackApi, state_dir: Path, *, app_token: str, arguments: Sequence[str]
+    api: SlackApiStandIn, state_dir: Path, *, app_token: str, arguments: Sequence[str]
 ) -> Iterator[subprocess.Popen[str]]:
     """`diagnose bot <arguments>` in Socket Mode: the Web API (and so apps.connections.open) is the
     stand-in; readiness shows as the stand-in WebSocket's first ack."""

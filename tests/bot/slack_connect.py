@@ -14,8 +14,8 @@ import time
 from typing import Any
 from urllib.parse import urlencode
 
+from playground.slack_api import BOT_USER_ID, TEAM_ID, Call, SlackApiStandIn
 from tests.bot.harness import CHANNEL, BotUnderTest, Reply, click_payload
-from tests.fakes.slack_api import BOT_USER_ID, TEAM_ID, Call, FakeSlackApi
 
 PARTNER_TEAM = "T0PARTNER"
 PARTNER_USER = "U0PARTNER"
@@ -27,7 +27,7 @@ _ids = itertools.count(1)
 
 
 def command_form(
-    api: FakeSlackApi,
+    api: SlackApiStandIn,
     text: str,
     *,
     team: str = PARTNER_TEAM,
@@ -136,7 +136,7 @@ def view_submission(
     }
 
 
-def refusals_to(api: FakeSlackApi, user: str, *, since: int = 0) -> list[Call]:
+def refusals_to(api: SlackApiStandIn, user: str, *, since: int = 0) -> list[Call]:
     return [
         call
         for call in api.calls[since:]

@@ -9,9 +9,9 @@ import pytest
 
 from bot.policy import Policy, PolicyError, Rule, Scope, load_policy
 from bot.state.store import StateStore
+from playground.slack_api import SlackApiStandIn
 from tests.bot.examples import MA_DENIED, OOM, example_diagnosis
 from tests.bot.harness import CHANNEL, ScriptedBackend, running_bot
-from tests.fakes.slack_api import FakeSlackApi
 
 CLUSTER = "4a9e2c17-5b3d-4f80-9c61-2d7be0f4a315"
 COMMAND = f"runai cluster={CLUSTER} workload=segformer-finetune project=vision-lab"
@@ -81,7 +81,7 @@ def test_policy_files(tmp_path: Path) -> None:
 
 
 def test_a_denied_channel_is_told_clearly_and_nothing_runs(
-    slack_api: FakeSlackApi, sqlite_store: StateStore
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
 ) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
     with running_bot(slack_api, backend=backend, store=sqlite_store, policy=POLICY) as bot:
@@ -96,7 +96,7 @@ def test_a_denied_channel_is_told_clearly_and_nothing_runs(
 
 
 def test_a_target_outside_the_policy_gets_the_same_denial(
-    slack_api: FakeSlackApi, sqlite_store: StateStore
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
 ) -> None:
     other = example_diagnosis(OOM)
     other.target.project = "secret-project"
@@ -113,7 +113,7 @@ def test_a_target_outside_the_policy_gets_the_same_denial(
 
 
 def test_follow_ups_and_clicks_are_checked_against_their_channel(
-    slack_api: FakeSlackApi, sqlite_store: StateStore
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
 ) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
     policy = POLICY.model_copy(deep=True)
@@ -136,7 +136,7 @@ def test_follow_ups_and_clicks_are_checked_against_their_channel(
 
 
 def test_permission_denied_offers_retry_which_runs_again(
-    slack_api: FakeSlackApi, any_store: StateStore
+    slack_api: SlackApiStandIn, any_store: StateStore
 ) -> None:
     answers = [example_diagnosis(MA_DENIED), example_diagnosis("modelarts-early-exit-traceback")]
     backend = ScriptedBackend(answer=lambda request: answers.pop(0))

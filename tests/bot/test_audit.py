@@ -11,9 +11,9 @@ import pytest
 from bot.audit import audit, audit_line
 from bot.state.store import StateStore
 from diagnosis.masking import mask
+from playground.slack_api import SlackApiStandIn
 from tests.bot.examples import OOM, example_diagnosis
 from tests.bot.harness import CHANNEL, USER, ScriptedBackend, running_bot
-from tests.fakes.slack_api import FakeSlackApi
 
 FORGED = 'x" outcome=diagnosed category=OOM_KILLED user=U0ADMIN channel="C0ADMIN\n{"event":"forged"}'
 
@@ -34,7 +34,7 @@ def audit_records(caplog: pytest.LogCaptureFixture) -> list[dict[str, Any]]:
 
 
 def test_requests_are_audited_and_masked(
-    slack_api: FakeSlackApi, sqlite_store: StateStore, caplog: pytest.LogCaptureFixture
+    slack_api: SlackApiStandIn, sqlite_store: StateStore, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO, logger="diagnose.audit")
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
@@ -58,7 +58,7 @@ def test_requests_are_audited_and_masked(
 
 
 def test_quoted_text_cannot_forge_audit_fields(
-    slack_api: FakeSlackApi, sqlite_store: StateStore, caplog: pytest.LogCaptureFixture
+    slack_api: SlackApiStandIn, sqlite_store: StateStore, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO, logger="diagnose.audit")
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))

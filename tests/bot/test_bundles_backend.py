@@ -11,9 +11,9 @@ import pytest
 from bot.backends import BundlesBackend, NoMatchingBundle
 from bot.grammar import RequestDraft
 from bot.state.store import StateStore
+from playground.slack_api import SlackApiStandIn
 from tests.bot.harness import running_bot
 from tests.conftest import EXAMPLES, load_json
-from tests.fakes.slack_api import FakeSlackApi
 
 NOW = datetime(2030, 1, 1, tzinfo=UTC)
 
@@ -86,7 +86,7 @@ def test_suggestions_come_from_the_bundles(bundles: BundlesBackend) -> None:
 
 
 def test_demo_bot_answers_from_bundles_and_lists_what_it_knows(
-    slack_api: FakeSlackApi, sqlite_store: StateStore, bundles: BundlesBackend
+    slack_api: SlackApiStandIn, sqlite_store: StateStore, bundles: BundlesBackend
 ) -> None:
     with running_bot(slack_api, backend=bundles, store=sqlite_store) as bot:
         bot.slack.command("modelarts job=5f0c9a6e-81d2-4b7f-a3e4-6c2d19b8f07a region=cn-north-4")

@@ -10,17 +10,17 @@ from pathlib import Path
 import httpx
 import pytest
 
+from playground.slack_api import SlackApiStandIn
 from tests.bot.harness import SlackSender
 from tests.bot.processes import DIAGNOSE, bot_process
 from tests.conftest import EXAMPLES, ROOT
-from tests.fakes.slack_api import FakeSlackApi
 
 PREEMPTED = "runai id=2e6b8f31-d4a0-4c97-95e2-a13f7b0c8d46 cluster=91c0d5e8-2f47-4a3b-b6e1-7c8a0f2d4e59"
 
 
 @pytest.mark.parametrize("state", ["sqlite", "redis"])
 def test_the_cli_serves_http_mode(
-    slack_api: FakeSlackApi, tmp_path: Path, state: str, request: pytest.FixtureRequest
+    slack_api: SlackApiStandIn, tmp_path: Path, state: str, request: pytest.FixtureRequest
 ) -> None:
     extra = {"REDIS_URL": request.getfixturevalue("redis_url")} if state == "redis" else {}
     with bot_process(slack_api, tmp_path, extra_env=extra) as url:

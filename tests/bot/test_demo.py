@@ -17,8 +17,8 @@ from bot.state.store import StateStore
 from cli.bot import BUILTIN_BUNDLES
 from diagnosis import engine
 from diagnosis.models import Bundle
+from playground.slack_api import Call, SlackApiStandIn
 from tests.bot.harness import running_bot
-from tests.fakes.slack_api import Call, FakeSlackApi
 
 DEMO = BundlesBackend(BUILTIN_BUNDLES)
 LISTING_OPS = ("ListTrainingJobs", "list_workloads")
@@ -69,7 +69,7 @@ def test_each_candidate_has_a_consistent_demo_bundle(bundle_schema: dict[str, An
         assert details["status"]["phase"] == listed["status"]["phase"]
 
 
-def prompt_of(api: FakeSlackApi) -> Call:
+def prompt_of(api: SlackApiStandIn) -> Call:
     return api.wait_for("chat.postMessage", where=lambda c: "question|" in json.dumps(c.body.get("blocks")))[
         0
     ]
@@ -81,7 +81,12 @@ def prompt_of(api: FakeSlackApi) -> Call:
     ids=[f"{scenario}-{index}" for scenario, _bundle, index, _value in CANDIDATES],
 )
 def test_choosing_a_candidate_in_demo_mode_posts_its_report(
-    slack_api: FakeSlackApi, sqlite_store: StateStore, scenario: str, bundle: Bundle, index: int, value: str
+    slack_api: SlackApiStandIn,
+    sqlite_store: StateStore,
+    scenario: str,
+    bundle: Bundle,
+    index: int,
+    value: str,
 ) -> None:
     command = RequestDraft.model_validate({**bundle.request, "platform": bundle.platform}).as_command()
     with running_bot(slack_api, backend=DEMO, store=sqlite_store) as bot:

@@ -9,14 +9,16 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 
 from bot.state.store import StateStore
+from playground.slack_api import SlackApiStandIn
 from tests.bot.examples import OOM, example_diagnosis
 from tests.bot.harness import ScriptedBackend, running_bot
-from tests.fakes.slack_api import FakeSlackApi
 
 COMMAND = "runai cluster=4a9e2c17-5b3d-4f80-9c61-2d7be0f4a315 workload=segformer-finetune project=vision-lab"
 
 
-def test_bad_signature_and_stale_timestamp_get_401(slack_api: FakeSlackApi, sqlite_store: StateStore) -> None:
+def test_bad_signature_and_stale_timestamp_get_401(
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
+) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
     with running_bot(slack_api, backend=backend, store=sqlite_store) as bot:
         body = "command=%2Fdiagnose&text=help&user_id=U1&channel_id=C1"
@@ -33,7 +35,7 @@ def test_bad_signature_and_stale_timestamp_get_401(slack_api: FakeSlackApi, sqli
     assert backend.requests == []
 
 
-def test_health_and_url_verification(slack_api: FakeSlackApi, sqlite_store: StateStore) -> None:
+def test_health_and_url_verification(slack_api: SlackApiStandIn, sqlite_store: StateStore) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
     with running_bot(slack_api, backend=backend, store=sqlite_store) as bot:
         health = httpx.get(bot.server.url + "/healthz")
@@ -46,7 +48,7 @@ def test_health_and_url_verification(slack_api: FakeSlackApi, sqlite_store: Stat
 
 
 def test_a_burst_is_acked_in_time_while_diagnoses_queue(
-    slack_api: FakeSlackApi, sqlite_store: StateStore
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
 ) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM), delay=0.15)
     with running_bot(slack_api, backend=backend, store=sqlite_store, diagnosis_slots=2) as bot:

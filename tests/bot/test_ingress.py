@@ -17,16 +17,16 @@ from blocks.prompts import ACTION_RERUN
 from bot.ingress import MAX_BODY_BYTES
 from bot.server import HttpServer
 from bot.state.store import StateStore
+from playground.slack_api import Call, SlackApiStandIn
 from tests.bot.examples import OOM, example_diagnosis
 from tests.bot.harness import BotUnderTest, ScriptedBackend, click_payload, running_bot
-from tests.fakes.slack_api import Call, FakeSlackApi
 
 COMMAND = "runai cluster=4a9e2c17-5b3d-4f80-9c61-2d7be0f4a315 workload=segformer-finetune project=vision-lab"
 SLOW_CLIENTS = 64
 
 
 @pytest.fixture
-def bot(slack_api: FakeSlackApi, sqlite_store: StateStore) -> Iterator[BotUnderTest]:
+def bot(slack_api: SlackApiStandIn, sqlite_store: StateStore) -> Iterator[BotUnderTest]:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM), steps=())
     with running_bot(slack_api, backend=backend, store=sqlite_store) as running:
         yield running
@@ -152,7 +152,7 @@ def test_an_unsigned_deeply_nested_body_is_401_and_a_signed_one_400_with_no_trac
 
 
 def test_the_same_signed_request_three_times_in_the_window_runs_once(
-    slack_api: FakeSlackApi, sqlite_store: StateStore
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
 ) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM), steps=())
     with running_bot(slack_api, backend=backend, store=sqlite_store) as bot:

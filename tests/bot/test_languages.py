@@ -9,9 +9,9 @@ import pytest
 
 from bot.policy import Policy
 from bot.state.store import StateStore
+from playground.slack_api import SlackApiStandIn
 from tests.bot.examples import OOM, example_diagnosis
 from tests.bot.harness import ScriptedBackend, running_bot
-from tests.fakes.slack_api import FakeSlackApi
 
 COMMAND = "runai cluster=4a9e2c17-5b3d-4f80-9c61-2d7be0f4a315 workload=segformer-finetune project=vision-lab"
 POLICY = Policy.model_validate({"rules": [{}], "languages": {"C0FRANCE": "fr", "C0NIHON": "ja"}})
@@ -33,7 +33,7 @@ POLICY = Policy.model_validate({"rules": [{}], "languages": {"C0FRANCE": "fr", "
     ],
 )
 def test_labels_follow_the_channel_language(
-    slack_api: FakeSlackApi,
+    slack_api: SlackApiStandIn,
     sqlite_store: StateStore,
     channel: str,
     extra: str,
@@ -56,7 +56,7 @@ def test_labels_follow_the_channel_language(
 
 
 def test_a_denial_and_the_rate_limit_speak_the_channel_language(
-    slack_api: FakeSlackApi, sqlite_store: StateStore
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
 ) -> None:
     policy = Policy.model_validate(
         {
@@ -93,7 +93,7 @@ LANGUAGES = Policy.model_validate(
     ],
 )
 def test_the_help_speaks_the_channel_language_and_shows_the_runai_scan(
-    slack_api: FakeSlackApi, sqlite_store: StateStore, channel: str, words: tuple[str, ...]
+    slack_api: SlackApiStandIn, sqlite_store: StateStore, channel: str, words: tuple[str, ...]
 ) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
     with running_bot(slack_api, backend=backend, store=sqlite_store, policy=LANGUAGES) as bot:
@@ -107,7 +107,7 @@ def test_the_help_speaks_the_channel_language_and_shows_the_runai_scan(
 
 
 def test_a_usage_problem_and_the_mention_help_speak_the_channel_language(
-    slack_api: FakeSlackApi, sqlite_store: StateStore
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
 ) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
     with running_bot(slack_api, backend=backend, store=sqlite_store, policy=LANGUAGES) as bot:
@@ -124,7 +124,9 @@ def test_a_usage_problem_and_the_mention_help_speak_the_channel_language(
     assert backend.requests == [] and backend.scans == []
 
 
-def test_a_runai_scan_speaks_the_channel_language(slack_api: FakeSlackApi, sqlite_store: StateStore) -> None:
+def test_a_runai_scan_speaks_the_channel_language(
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
+) -> None:
     result = {
         "schema": "scan/v1",
         "platform": "runai",

@@ -16,6 +16,7 @@ import pytest
 from bot.organisations import Organisation, organisation_of
 from bot.policy import Policy, Rule, load_policy
 from bot.state.store import StateStore
+from playground.slack_api import TEAM_ID, Call, SlackApiStandIn
 from tests.bot.examples import MA_TRACEBACK, OOM, example_diagnosis
 from tests.bot.harness import CHANNEL, USER, BotUnderTest, ScriptedBackend, running_bot
 from tests.bot.slack_connect import (
@@ -31,7 +32,6 @@ from tests.bot.slack_connect import (
     refusals_to,
     view_submission,
 )
-from tests.fakes.slack_api import TEAM_ID, Call, FakeSlackApi
 
 CLUSTER = "4a9e2c17-5b3d-4f80-9c61-2d7be0f4a315"
 COMMAND = f"runai cluster={CLUSTER} workload=segformer-finetune project=vision-lab"
@@ -39,7 +39,7 @@ OPEN = Policy(rules=[Rule()])
 
 
 def report_of(
-    bot: BotUnderTest, api: FakeSlackApi, command: str = COMMAND, word: str = "OOM_KILLED"
+    bot: BotUnderTest, api: SlackApiStandIn, command: str = COMMAND, word: str = "OOM_KILLED"
 ) -> tuple[Call, str]:
     bot.slack.command(command)
     api.wait_for("chat.update", where=lambda c: word in c.body.get("text", ""))
@@ -48,12 +48,12 @@ def report_of(
     return report, str(api.calls_to("chat.postMessage")[0].response["ts"])
 
 
-def sent_since(api: FakeSlackApi, since: int) -> str:
+def sent_since(api: SlackApiStandIn, since: int) -> str:
     return json.dumps([c.body for c in api.calls[since:]], ensure_ascii=False)
 
 
 def test_a_slash_command_from_another_workspace_is_refused_in_its_ack(
-    slack_api: FakeSlackApi, sqlite_store: StateStore
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
 ) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
     with running_bot(slack_api, backend=backend, store=sqlite_store, policy=OPEN) as bot:
@@ -67,7 +67,7 @@ def test_a_slash_command_from_another_workspace_is_refused_in_its_ack(
 
 
 def test_a_mention_from_another_organisation_in_a_shared_channel_is_refused(
-    slack_api: FakeSlackApi, sqlite_store: StateStore
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
 ) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
     with running_bot(slack_api, backend=backend, store=sqlite_store, policy=OPEN) as bot:
@@ -82,7 +82,7 @@ def test_a_mention_from_another_organisation_in_a_shared_channel_is_refused(
 
 
 def test_a_thread_reply_from_another_organisation_gets_nothing_of_the_report(
-    slack_api: FakeSlackApi, sqlite_store: StateStore
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
 ) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
     with running_bot(slack_api, backend=backend, store=sqlite_store, policy=OPEN) as bot:
@@ -99,7 +99,7 @@ def test_a_thread_reply_from_another_organisation_gets_nothing_of_the_report(
 
 
 def test_a_click_from_another_organisation_is_refused(
-    slack_api: FakeSlackApi, sqlite_store: StateStore
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
 ) -> None:
     backend = ScriptedBackend(
         answer=lambda request: example_diagnosis(OOM if request.platform == "runai" else MA_TRACEBACK)
@@ -125,7 +125,7 @@ def test_a_click_from_another_organisation_is_refused(
 
 
 def test_a_modal_submission_from_another_organisation_is_refused_in_the_modal(
-    slack_api: FakeSlackApi, sqlite_store: StateStore
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
 ) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
     with running_bot(slack_api, backend=backend, store=sqlite_store, policy=OPEN) as bot:
@@ -145,7 +145,7 @@ def test_a_modal_submission_from_another_organisation_is_refused_in_the_modal(
 
 
 def test_partner_workspaces_and_grid_orgs_are_admitted_when_listed(
-    slack_api: FakeSlackApi, sqlite_store: StateStore
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
 ) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
     policy = Policy(teams=[TEAM_ID, PARTNER_TEAM], enterprises=["E0ACMEORG"], rules=[Rule()])
@@ -166,7 +166,7 @@ def test_partner_workspaces_and_grid_orgs_are_admitted_when_listed(
 
 
 def test_the_installing_workspace_comes_from_auth_test_by_default(
-    slack_api: FakeSlackApi, sqlite_store: StateStore
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
 ) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
     with running_bot(slack_api, backend=backend, store=sqlite_store, policy=OPEN) as bot:

@@ -19,9 +19,9 @@ from bot.grammar import MAX_TEXT_CHARS, UsageProblem, parse_command
 from bot.mentions import mentions_user, parse_follow_up, parse_mention, strip_mentions
 from bot.policy import Policy, Rule
 from bot.state.store import StateStore
+from playground.slack_api import SlackApiStandIn
 from tests.bot.examples import OOM, example_diagnosis
 from tests.bot.harness import CHANNEL, ScriptedBackend, running_bot
-from tests.fakes.slack_api import FakeSlackApi
 
 MIB = 1024 * 1024
 # Far above what linear parsing of 1 MiB needs on a loaded 2-core machine (well under a second),
@@ -123,7 +123,7 @@ FRENCH = Policy(demo_only=True, languages={CHANNEL: "fr"}, rules=[Rule()])
 
 
 def test_a_too_long_command_gets_one_line_in_the_channels_language(
-    slack_api: FakeSlackApi, sqlite_store: StateStore
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
 ) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
     with running_bot(slack_api, backend=backend, store=sqlite_store, policy=FRENCH) as bot:
@@ -139,7 +139,7 @@ def test_a_too_long_command_gets_one_line_in_the_channels_language(
 
 
 def test_a_too_long_mention_gets_one_line_in_its_thread(
-    slack_api: FakeSlackApi, sqlite_store: StateStore
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
 ) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
     with running_bot(slack_api, backend=backend, store=sqlite_store, policy=FRENCH) as bot:

@@ -15,11 +15,11 @@ from bot.backends import BundlesBackend, LiveBackend
 from bot.state.store import StateStore
 from diagnosis.evidence.bundles import load_bundle
 from diagnosis.render.charts import png_size
+from playground.slack_api import SlackApiStandIn, Upload
 from simulator.server import SimServer
 from tests.bot.harness import CHANNEL, running_bot
 from tests.bot.test_bundles_backend import bundles  # noqa: F401  (module fixture)
 from tests.conftest import EXAMPLES, ROOT
-from tests.fakes.slack_api import FakeSlackApi, Upload
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 OOM_COMMAND = (
@@ -30,11 +30,11 @@ CRASH_COMMAND = "modelarts job=5f0c9a6e-81d2-4b7f-a3e4-6c2d19b8f07a region=cn-no
 SCAN_CAPTURE = ROOT / "tests" / "modelarts" / "bundles" / "scan-pages.bundle.json"
 
 
-def pictures(api: FakeSlackApi) -> list[Upload]:
+def pictures(api: SlackApiStandIn) -> list[Upload]:
     return [upload for upload in api.uploads() if upload.filename.endswith(".png")]
 
 
-def report_thread(api: FakeSlackApi) -> str:
+def report_thread(api: SlackApiStandIn) -> str:
     """The thread a slash command's report lives in: the placeholder it posted in the channel."""
     placeholder = api.calls_to("chat.postMessage")[0]
     assert "thread_ts" not in placeholder.body
@@ -42,7 +42,7 @@ def report_thread(api: FakeSlackApi) -> str:
 
 
 def test_an_oom_report_gets_its_memory_chart_in_the_thread(
-    slack_api: FakeSlackApi,
+    slack_api: SlackApiStandIn,
     sqlite_store: StateStore,
     bundles: BundlesBackend,  # noqa: F811
 ) -> None:
@@ -69,7 +69,7 @@ def test_an_oom_report_gets_its_memory_chart_in_the_thread(
 
 
 def test_a_crash_report_gets_no_picture(
-    slack_api: FakeSlackApi,
+    slack_api: SlackApiStandIn,
     sqlite_store: StateStore,
     bundles: BundlesBackend,  # noqa: F811
 ) -> None:
@@ -84,7 +84,7 @@ def test_a_crash_report_gets_no_picture(
 
 
 def test_without_matplotlib_the_report_is_unchanged_and_no_picture_is_posted(
-    slack_api: FakeSlackApi,
+    slack_api: SlackApiStandIn,
     sqlite_store: StateStore,
     bundles: BundlesBackend,  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,
@@ -116,7 +116,7 @@ def runai_sim(monkeypatch: pytest.MonkeyPatch) -> Iterator[SimServer]:
 
 
 def test_a_live_diagnosis_draws_from_what_it_read(
-    slack_api: FakeSlackApi, sqlite_store: StateStore, runai_sim: SimServer
+    slack_api: SlackApiStandIn, sqlite_store: StateStore, runai_sim: SimServer
 ) -> None:
     captured_at = load_bundle(EXAMPLES / "runai-optb-oom-recurring.bundle.json").captured_at
     # "Now" is the incident's moment, so that the metric window covers the recorded samples.
@@ -132,7 +132,7 @@ def test_a_live_diagnosis_draws_from_what_it_read(
 
 
 def test_a_scan_gets_its_chart_in_the_scan_thread(
-    slack_api: FakeSlackApi, sqlite_store: StateStore, tmp_path: Path
+    slack_api: SlackApiStandIn, sqlite_store: StateStore, tmp_path: Path
 ) -> None:
     shutil.copy(SCAN_CAPTURE, tmp_path / SCAN_CAPTURE.name)
     with running_bot(slack_api, backend=BundlesBackend(tmp_path), store=sqlite_store) as bot:

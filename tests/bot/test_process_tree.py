@@ -12,9 +12,9 @@ from pathlib import Path
 
 import httpx
 
+from playground.slack_api import Call, SlackApiStandIn
 from tests.bot.harness import SlackSender
 from tests.bot.processes import START_SECONDS, logged_bot_process, worker_process
-from tests.fakes.slack_api import Call, FakeSlackApi
 
 PREEMPTED = "runai id=2e6b8f31-d4a0-4c97-95e2-a13f7b0c8d46 cluster=91c0d5e8-2f47-4a3b-b6e1-7c8a0f2d4e59"
 
@@ -51,7 +51,9 @@ def is_report(call: Call) -> bool:
     return call.method == "chat.update" and "Routed: preempted" in call.body.get("text", "")
 
 
-def test_the_bot_answers_through_its_own_low_priority_worker(slack_api: FakeSlackApi, tmp_path: Path) -> None:
+def test_the_bot_answers_through_its_own_low_priority_worker(
+    slack_api: SlackApiStandIn, tmp_path: Path
+) -> None:
     with logged_bot_process(slack_api, tmp_path) as bot:
         worker = the_worker_of(bot.process.pid)
         # The worker yields the CPU to the process that acks Slack.
@@ -67,7 +69,7 @@ def test_the_bot_answers_through_its_own_low_priority_worker(slack_api: FakeSlac
 
 
 def test_a_request_held_by_a_killed_worker_is_answered_once_in_its_placeholder_after_a_restart(
-    slack_api: FakeSlackApi, tmp_path: Path
+    slack_api: SlackApiStandIn, tmp_path: Path
 ) -> None:
     # The report's chat.update never reaches Slack: the worker is killed while it waits for it.
     held = slack_api.hold(is_report)
@@ -91,7 +93,7 @@ def test_a_request_held_by_a_killed_worker_is_answered_once_in_its_placeholder_a
 
 
 def test_apart_a_request_typed_while_no_worker_runs_is_answered_once_one_starts(
-    slack_api: FakeSlackApi, tmp_path: Path
+    slack_api: SlackApiStandIn, tmp_path: Path
 ) -> None:
     with logged_bot_process(slack_api, tmp_path, "--role", "web") as web:
         assert children_of(web.process.pid) == [], "`--role web` starts no worker"

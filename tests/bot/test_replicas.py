@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from playground.slack_api import Call, SlackApiStandIn, running_slack_api
 from tests.bot.harness import SlackSender
 from tests.bot.processes import bot_processes
-from tests.fakes.slack_api import Call, FakeSlackApi, running_fake_slack
 
 PREEMPTED = "runai id=2e6b8f31-d4a0-4c97-95e2-a13f7b0c8d46 cluster=91c0d5e8-2f47-4a3b-b6e1-7c8a0f2d4e59"
 # No cluster: the bot asks for it (the demo bundles suggest the one they know).
@@ -27,7 +27,7 @@ PER_USER = 2
 
 @dataclass
 class Replicas:
-    api: FakeSlackApi
+    api: SlackApiStandIn
     a: SlackSender
     b: SlackSender
 
@@ -52,7 +52,7 @@ def replicas(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterat
         "DIAGNOSE_REDIS_NAMESPACE": f"replicas-{uuid.uuid4().hex[:12]}",
         "DIAGNOSE_POLICY": str(policy),
     }
-    with running_fake_slack() as api, bot_processes(api, state_dir, count=2, extra_env=env) as urls:
+    with running_slack_api() as api, bot_processes(api, state_dir, count=2, extra_env=env) as urls:
         senders = Replicas(api=api, a=SlackSender(urls[0], api), b=SlackSender(urls[1], api, first_id=10_000))
         yield senders
         senders.a.close()

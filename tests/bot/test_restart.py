@@ -7,10 +7,10 @@ from __future__ import annotations
 import threading
 
 from diagnosis.models import DiagnoseRequest, Diagnosis
+from playground.slack_api import Call, SlackApiStandIn
 from tests.bot.conftest import StoreFactory
 from tests.bot.examples import OOM, example_diagnosis
 from tests.bot.harness import ScriptedBackend, running_bot, wait_until
-from tests.fakes.slack_api import Call, FakeSlackApi
 
 COMMAND = "runai cluster=4a9e2c17-5b3d-4f80-9c61-2d7be0f4a315 workload=segformer-finetune project=vision-lab"
 
@@ -20,7 +20,7 @@ def _is_report(call: Call) -> bool:
 
 
 def test_a_request_typed_while_no_worker_runs_is_answered_once_one_starts(
-    slack_api: FakeSlackApi, store_factory: StoreFactory
+    slack_api: SlackApiStandIn, store_factory: StoreFactory
 ) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM), steps=())
     with running_bot(slack_api, backend=backend, store=store_factory(), workers=False) as bot:
@@ -39,7 +39,7 @@ def test_a_request_typed_while_no_worker_runs_is_answered_once_one_starts(
 
 
 def test_a_diagnosis_whose_worker_stopped_is_answered_in_its_placeholder_once(
-    slack_api: FakeSlackApi, store_factory: StoreFactory
+    slack_api: SlackApiStandIn, store_factory: StoreFactory
 ) -> None:
     started = threading.Event()
     release = threading.Event()
@@ -85,7 +85,7 @@ def test_a_diagnosis_whose_worker_stopped_is_answered_in_its_placeholder_once(
 
 
 def test_a_finished_diagnosis_leaves_nothing_to_run_again(
-    slack_api: FakeSlackApi, store_factory: StoreFactory
+    slack_api: SlackApiStandIn, store_factory: StoreFactory
 ) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM), steps=())
     with running_bot(slack_api, backend=backend, store=store_factory()) as bot:

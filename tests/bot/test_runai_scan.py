@@ -25,10 +25,10 @@ from bot.policy import Policy
 from bot.state.store import StateStore
 from diagnosis.evidence.bundles import parse_bundle
 from diagnosis.models import Choice
+from playground.slack_api import Call, SlackApiStandIn
 from simulator.server import SimServer
 from tests.bot.examples import OOM, example_diagnosis
 from tests.bot.harness import CHANNEL, ScriptedBackend, running_bot
-from tests.fakes.slack_api import Call, FakeSlackApi
 from tests.runai import scan_world
 from tests.runai.scan_world import CLUSTER, EXPECTED, scan_bundle
 
@@ -46,7 +46,7 @@ def recorded_scan(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def on_placeholder(api: FakeSlackApi, placeholder: Call) -> list[Call]:
+def on_placeholder(api: SlackApiStandIn, placeholder: Call) -> list[Call]:
     ts = placeholder.response["ts"]
     return [call for call in api.calls_to("chat.update") if call.body.get("ts") == ts]
 
@@ -93,7 +93,7 @@ def assert_summary_of_the_world(summary: Call) -> None:
 
 
 def test_a_recorded_runai_scan_shows_listing_progress_then_the_grouped_summary(
-    slack_api: FakeSlackApi, sqlite_store: StateStore, recorded_scan: Path
+    slack_api: SlackApiStandIn, sqlite_store: StateStore, recorded_scan: Path
 ) -> None:
     with running_bot(slack_api, backend=BundlesBackend(recorded_scan), store=sqlite_store) as bot:
         reply = bot.slack.command(f"scan runai cluster={CLUSTER} lang=en")
@@ -126,7 +126,7 @@ def test_a_recorded_runai_scan_shows_listing_progress_then_the_grouped_summary(
 
 
 def test_a_mention_with_the_same_keys_scans_in_its_own_thread(
-    slack_api: FakeSlackApi, sqlite_store: StateStore, recorded_scan: Path
+    slack_api: SlackApiStandIn, sqlite_store: StateStore, recorded_scan: Path
 ) -> None:
     with running_bot(slack_api, backend=BundlesBackend(recorded_scan), store=sqlite_store) as bot:
         bot.slack.mention(f"scan runai cluster={CLUSTER} lookback=7d", ts="1767225600.000100")
@@ -151,7 +151,7 @@ def runai_scan_sim(monkeypatch: pytest.MonkeyPatch) -> Iterator[SimServer]:
 
 
 def test_a_live_runai_scan_reads_the_cluster_through_the_engine(
-    slack_api: FakeSlackApi, sqlite_store: StateStore, runai_scan_sim: SimServer
+    slack_api: SlackApiStandIn, sqlite_store: StateStore, runai_scan_sim: SimServer
 ) -> None:
     # "Now" is the world's moment, so that the lookback covers its failures; the simulator takes
     # more than the engine's polite default rate.
@@ -187,7 +187,7 @@ def scan_of(names: list[str], *, cluster: str, project: str | None = None) -> di
 
 
 def test_a_missing_cluster_is_asked_and_the_answer_resumes_the_scan(
-    slack_api: FakeSlackApi, any_store: StateStore
+    slack_api: SlackApiStandIn, any_store: StateStore
 ) -> None:
     backend = ScriptedBackend(
         answer=lambda request: example_diagnosis(OOM),
@@ -235,7 +235,7 @@ POLICY = Policy.model_validate(
 
 
 def test_the_access_policy_covers_the_whole_scope_and_a_denial_reveals_nothing(
-    slack_api: FakeSlackApi, sqlite_store: StateStore
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
 ) -> None:
     backend = ScriptedBackend(
         answer=lambda request: example_diagnosis(OOM),
@@ -269,7 +269,7 @@ def test_the_access_policy_covers_the_whole_scope_and_a_denial_reveals_nothing(
 
 
 def test_a_cluster_answered_outside_the_policy_is_refused_without_scanning(
-    slack_api: FakeSlackApi, sqlite_store: StateStore
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
 ) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
     with running_bot(slack_api, backend=backend, store=sqlite_store, policy=POLICY) as bot:
@@ -291,7 +291,7 @@ def test_a_cluster_answered_outside_the_policy_is_refused_without_scanning(
     assert backend.scans == [], "the whole cluster was asked for, the policy allows one project"
 
 
-def test_runai_scan_progress_is_coalesced(slack_api: FakeSlackApi, sqlite_store: StateStore) -> None:
+def test_runai_scan_progress_is_coalesced(slack_api: SlackApiStandIn, sqlite_store: StateStore) -> None:
     interval = 0.3
     jobs = 10
     backend = ScriptedBackend(

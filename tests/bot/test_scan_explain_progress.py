@@ -9,15 +9,15 @@ from bot.background import Background
 from bot.policy import Policy, Rule
 from bot.progress import ProgressReporter
 from bot.state.store import StateStore
+from playground.slack_api import SlackApiStandIn
 from tests.bot.examples import OOM, example_diagnosis
 from tests.bot.harness import ScriptedBackend, running_bot
 from tests.bot.test_bundles_backend import bundles  # noqa: F401  (module fixture)
-from tests.fakes.slack_api import FakeSlackApi
 
 COMMAND = "runai cluster=4a9e2c17-5b3d-4f80-9c61-2d7be0f4a315 workload=segformer-finetune project=vision-lab"
 
 
-def test_progress_shows_the_running_step(slack_api: FakeSlackApi, sqlite_store: StateStore) -> None:
+def test_progress_shows_the_running_step(slack_api: SlackApiStandIn, sqlite_store: StateStore) -> None:
     backend = ScriptedBackend(
         answer=lambda request: example_diagnosis(OOM),
         steps=("list_workloads", "get_workload_status", "get_workload_history"),
@@ -76,7 +76,7 @@ def test_progress_updates_are_coalesced() -> None:
     background.shutdown()
 
 
-def test_scan_from_bundles(slack_api: FakeSlackApi, sqlite_store: StateStore, bundles) -> None:  # noqa: F811
+def test_scan_from_bundles(slack_api: SlackApiStandIn, sqlite_store: StateStore, bundles) -> None:  # noqa: F811
     with running_bot(slack_api, backend=bundles, store=sqlite_store) as bot:
         bot.slack.command("scan modelarts region=cn-east-3")
         summary = slack_api.wait_for(
@@ -89,7 +89,7 @@ def test_scan_from_bundles(slack_api: FakeSlackApi, sqlite_store: StateStore, bu
     assert json.loads(upload.raw)["schema"] == "scan/v1"
 
 
-def test_explain_answers_the_asker(slack_api: FakeSlackApi, sqlite_store: StateStore) -> None:
+def test_explain_answers_the_asker(slack_api: SlackApiStandIn, sqlite_store: StateStore) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
     with running_bot(slack_api, backend=backend, store=sqlite_store) as bot:
         bot.slack.command("explain 137")
@@ -99,7 +99,7 @@ def test_explain_answers_the_asker(slack_api: FakeSlackApi, sqlite_store: StateS
     assert backend.requests == []
 
 
-def test_per_user_rate_limit(slack_api: FakeSlackApi, sqlite_store: StateStore) -> None:
+def test_per_user_rate_limit(slack_api: SlackApiStandIn, sqlite_store: StateStore) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
     policy = Policy.model_validate({"rules": [{}], "rate_limit": {"per_user": 2, "window_seconds": 600}})
     with running_bot(slack_api, backend=backend, store=sqlite_store, policy=policy) as bot:
@@ -117,7 +117,7 @@ def test_per_user_rate_limit(slack_api: FakeSlackApi, sqlite_store: StateStore) 
 
 
 def test_user_groups_are_resolved_through_the_web_api(
-    slack_api: FakeSlackApi, sqlite_store: StateStore
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
 ) -> None:
     slack_api.usergroups["S0MLTEAM"] = ["U0CAROL"]
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))

@@ -15,15 +15,15 @@ from bot.background import Background
 from bot.progress import ScanProgressReporter
 from bot.state.store import StateStore
 from diagnosis.scan import ScanProgress
+from playground.slack_api import Call, SlackApiStandIn
 from tests.bot.examples import OOM, example_diagnosis
 from tests.bot.harness import ScriptedBackend, running_bot
-from tests.fakes.slack_api import Call, FakeSlackApi
 
 SCAN_CAPTURE = Path(__file__).resolve().parents[1] / "modelarts" / "bundles" / "scan-pages.bundle.json"
 PROGRESS = re.compile(r"(\d+)/(\d+) abnormal job\(s\) diagnosed")
 
 
-def status_updates(api: FakeSlackApi, placeholder: Call) -> list[Call]:
+def status_updates(api: SlackApiStandIn, placeholder: Call) -> list[Call]:
     ts = placeholder.response["ts"]
     return [call for call in api.calls_to("chat.update") if call.body.get("ts") == ts]
 
@@ -38,7 +38,7 @@ def progress_counts(updates: list[Call]) -> list[tuple[int, int]]:
 
 
 def test_a_recorded_scan_shows_its_progress_then_the_grouped_summary(
-    slack_api: FakeSlackApi, sqlite_store: StateStore, tmp_path: Path
+    slack_api: SlackApiStandIn, sqlite_store: StateStore, tmp_path: Path
 ) -> None:
     shutil.copy(SCAN_CAPTURE, tmp_path / SCAN_CAPTURE.name)
     with running_bot(slack_api, backend=BundlesBackend(tmp_path), store=sqlite_store) as bot:
@@ -69,7 +69,7 @@ def test_a_recorded_scan_shows_its_progress_then_the_grouped_summary(
 
 
 def test_progress_updates_are_coalesced_while_a_long_scan_runs(
-    slack_api: FakeSlackApi, sqlite_store: StateStore
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
 ) -> None:
     interval = 0.5
     jobs = 12

@@ -6,14 +6,14 @@ import json
 
 from bot.state.store import StateStore
 from diagnosis.models import DiagnoseRequest, Diagnosis, Evidence
+from playground.slack_api import SlackApiStandIn
 from tests.bot.examples import OOM, example_diagnosis
 from tests.bot.harness import ScriptedBackend, running_bot, wait_until
-from tests.fakes.slack_api import FakeSlackApi
 
 COMMAND = "runai cluster=4a9e2c17-5b3d-4f80-9c61-2d7be0f4a315 workload=segformer-finetune project=vision-lab"
 
 
-def test_one_429_does_not_lose_the_report(slack_api: FakeSlackApi, sqlite_store: StateStore) -> None:
+def test_one_429_does_not_lose_the_report(slack_api: SlackApiStandIn, sqlite_store: StateStore) -> None:
     # No progress lines (they are best effort): the only chat.update is the report.
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM), steps=())
     slack_api.rate_limit("chat.update", retry_after=1, times=1)
@@ -29,7 +29,7 @@ def test_one_429_does_not_lose_the_report(slack_api: FakeSlackApi, sqlite_store:
 
 
 def test_not_in_channel_is_told_through_the_response_url(
-    slack_api: FakeSlackApi, sqlite_store: StateStore
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
 ) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
     slack_api.fail("chat.postMessage", "not_in_channel")
@@ -42,7 +42,7 @@ def test_not_in_channel_is_told_through_the_response_url(
 
 
 def test_a_deleted_placeholder_gets_the_report_as_a_new_thread_message(
-    slack_api: FakeSlackApi, sqlite_store: StateStore
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
 ) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM), steps=())
     slack_api.fail("chat.update", "message_not_found", times=5)
@@ -57,7 +57,7 @@ def test_a_deleted_placeholder_gets_the_report_as_a_new_thread_message(
 
 
 def test_an_engine_crash_is_reported_without_a_traceback(
-    slack_api: FakeSlackApi, sqlite_store: StateStore
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
 ) -> None:
     def explode(request: DiagnoseRequest) -> Diagnosis:
         raise RuntimeError("runai settings: RUNAI_CLIENT_SECRET=s3cr3t-value is wrong\nmore detail")
@@ -74,7 +74,7 @@ def test_an_engine_crash_is_reported_without_a_traceback(
         bot.idle()
 
 
-def test_a_full_queue_says_busy(slack_api: FakeSlackApi, sqlite_store: StateStore) -> None:
+def test_a_full_queue_says_busy(slack_api: SlackApiStandIn, sqlite_store: StateStore) -> None:
     import threading
 
     release = threading.Event()
@@ -101,7 +101,7 @@ def test_a_full_queue_says_busy(slack_api: FakeSlackApi, sqlite_store: StateStor
     assert len(backend.requests) == 2
 
 
-def test_a_log_line_cannot_ping_the_channel(slack_api: FakeSlackApi, sqlite_store: StateStore) -> None:
+def test_a_log_line_cannot_ping_the_channel(slack_api: SlackApiStandIn, sqlite_store: StateStore) -> None:
     hostile = example_diagnosis(OOM)
     hostile.evidence.append(
         Evidence(

@@ -19,6 +19,7 @@ from bot.queue.workers import Workers
 from bot.slack_client import make_client
 from bot.state.store import StateStore
 from diagnosis.models import Choice
+from playground.slack_api import SlackApiStandIn
 from tests.bot.examples import OOM, PREEMPTED, example_diagnosis
 from tests.bot.harness import (
     CHANNEL,
@@ -30,7 +31,6 @@ from tests.bot.harness import (
     worker_side,
 )
 from tests.bot.processes import socket_mode_process
-from tests.fakes.slack_api import FakeSlackApi
 from tests.fakes.socket_mode_server import FakeSocketModeServer
 
 APP_TOKEN = "xapp-1-A0DIAGBOT-test"
@@ -61,7 +61,7 @@ def socket_server() -> Iterator[FakeSocketModeServer]:
 
 @pytest.fixture
 def connect(
-    slack_api: FakeSlackApi, sqlite_store: StateStore, socket_server: FakeSocketModeServer
+    slack_api: SlackApiStandIn, sqlite_store: StateStore, socket_server: FakeSocketModeServer
 ) -> Iterator[Connect]:
     """Connects a Socket Mode bot with the given backend (as `diagnose bot` does); closed after."""
     slack_api.socket_mode_url = socket_server.url
@@ -113,7 +113,7 @@ def envelope(
 
 
 def test_a_slash_command_over_socket_mode(
-    slack_api: FakeSlackApi, socket_server: FakeSocketModeServer, connect: Connect
+    slack_api: SlackApiStandIn, socket_server: FakeSocketModeServer, connect: Connect
 ) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(PREEMPTED))
     socket_server.send(
@@ -153,7 +153,7 @@ def mention(text: str, *, ts: str) -> dict[str, object]:
 
 
 def test_an_app_mention_over_socket_mode_is_answered_in_its_thread_once(
-    slack_api: FakeSlackApi, socket_server: FakeSocketModeServer, connect: Connect
+    slack_api: SlackApiStandIn, socket_server: FakeSocketModeServer, connect: Connect
 ) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(PREEMPTED))
     connected = connect(backend)
@@ -174,7 +174,7 @@ def test_an_app_mention_over_socket_mode_is_answered_in_its_thread_once(
 
 
 def test_a_button_click_over_socket_mode_resumes_the_request(
-    slack_api: FakeSlackApi, socket_server: FakeSocketModeServer, connect: Connect
+    slack_api: SlackApiStandIn, socket_server: FakeSocketModeServer, connect: Connect
 ) -> None:
     backend = ScriptedBackend(
         answer=lambda request: example_diagnosis(OOM),
@@ -209,7 +209,7 @@ def test_a_button_click_over_socket_mode_resumes_the_request(
 
 
 def test_make_bot_serves_the_demo_over_socket_mode(
-    slack_api: FakeSlackApi, socket_server: FakeSocketModeServer, tmp_path: Path
+    slack_api: SlackApiStandIn, socket_server: FakeSocketModeServer, tmp_path: Path
 ) -> None:
     """`make bot` (`diagnose bot --bundles diagnosis/examples`) with tokens: it connects with the app
     token, asks which of two jobs was meant, and the chosen candidate's report is posted."""

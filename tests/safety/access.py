@@ -35,6 +35,7 @@ from bot.policy import Policy, Rule
 from bot.state.sqlite_store import SqliteStore
 from diagnosis.masking import mask
 from diagnosis.models import Choice, DiagnoseRequest, Diagnosis
+from playground.slack_api import Call, SlackApiStandIn, running_slack_api
 from tests.bot.examples import MA_DENIED, OOM, example_diagnosis
 from tests.bot.harness import CHANNEL, USER, BotUnderTest, ScriptedBackend, running_bot
 from tests.bot.slack_connect import (
@@ -47,7 +48,6 @@ from tests.bot.slack_connect import (
     refusals_to,
     view_submission,
 )
-from tests.fakes.slack_api import Call, FakeSlackApi, running_fake_slack
 
 CLUSTER = "4a9e2c17-5b3d-4f80-9c61-2d7be0f4a315"
 OTHER_CHANNEL = "C0ELSEWHERE"
@@ -103,8 +103,8 @@ def _answer(request: DiagnoseRequest) -> Diagnosis:
 
 
 @contextmanager
-def _bot(backend: ScriptedBackend, policy: Policy) -> Iterator[tuple[BotUnderTest, FakeSlackApi]]:
-    with running_fake_slack() as api, tempfile.TemporaryDirectory(prefix="safety-access-") as folder:
+def _bot(backend: ScriptedBackend, policy: Policy) -> Iterator[tuple[BotUnderTest, SlackApiStandIn]]:
+    with running_slack_api() as api, tempfile.TemporaryDirectory(prefix="safety-access-") as folder:
         store = SqliteStore(Path(folder) / "state.sqlite3")
         try:
             with running_bot(api, backend=backend, store=store, policy=policy) as bot:
@@ -116,7 +116,7 @@ def _bot(backend: ScriptedBackend, policy: Policy) -> Iterator[tuple[BotUnderTes
 MALLORY = "U0MALLORY"
 
 
-def _told_in(api: FakeSlackApi, channel: str, *, since: int, timeout: float = 15.0) -> Call:
+def _told_in(api: SlackApiStandIn, channel: str, *, since: int, timeout: float = 15.0) -> Call:
     """Wait for the bot's ephemeral answer in `channel` (how every refused click is answered)."""
     return api.wait_for(
         "chat.postEphemeral",
@@ -125,7 +125,7 @@ def _told_in(api: FakeSlackApi, channel: str, *, since: int, timeout: float = 15
     )[-1]
 
 
-def _seen_by(api: FakeSlackApi, channel: str, since: int = 0) -> str:
+def _seen_by(api: SlackApiStandIn, channel: str, since: int = 0) -> str:
     """Everything the bot sent that reaches `channel` (messages, ephemerals, response_url answers)."""
     texts = []
     for call in api.calls[since:]:
@@ -139,7 +139,7 @@ def _seen_by(api: FakeSlackApi, channel: str, since: int = 0) -> str:
     return "\n".join(texts)
 
 
-def _denial_texts(api: FakeSlackApi, since: int) -> list[str]:
+def _denial_texts(api: SlackApiStandIn, since: int) -> list[str]:
     """The visible words of what was sent since `since`, volatile ids left out."""
     shown = []
     for call in api.calls[since:]:
@@ -180,11 +180,11 @@ def indistinguishable_denials() -> list[str]:
     return problems
 
 
-def _commands(api: FakeSlackApi) -> int:
+def _commands(api: SlackApiStandIn) -> int:
     return sum(1 for call in api.calls if call.method.startswith("commands/"))
 
 
-def _wait_denial(api: FakeSlackApi, since: int, timeout: float = 15.0) -> None:
+def _wait_denial(api: SlackApiStandIn, since: int, timeout: float = 15.0) -> None:
     """Until the bot answered the request made at `since` with its one generic denial."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -194,7 +194,7 @@ def _wait_denial(api: FakeSlackApi, since: int, timeout: float = 15.0) -> None:
     raise AssertionError("no denial arrived")
 
 
-def _report_and_calls(bot: BotUnderTest, api: FakeSlackApi, command: str) -> tuple[Call, str]:
+def _report_and_calls(bot: BotUnderTest, api: SlackApiStandIn, command: str) -> tuple[Call, str]:
     bot.slack.command(command)
     report = api.wait_for("chat.update", where=lambda c: "OOM_KILLED" in c.body.get("text", ""), timeout=20)[
         -1
@@ -329,7 +329,7 @@ def _asking_backend() -> ScriptedBackend:
     )
 
 
-def _question(bot: BotUnderTest, api: FakeSlackApi) -> Call:
+def _question(bot: BotUnderTest, api: SlackApiStandIn) -> Call:
     bot.slack.command(ASKING_COMMAND)
     bot.idle(20)
     asked = [c for c in api.calls_to("chat.postMessage") if f"{ACTION_CHOICE}_0" in str(c.body.get("blocks"))]
@@ -343,12 +343,12 @@ def _actions_of(message: Call) -> set[str]:
     return {str(element.get("action_id")) for block in blocks for element in block.get("elements") or []}
 
 
-def _reached(api: FakeSlackApi, since: int, words: tuple[str, ...] = REPORT_WORDS) -> list[str]:
+def _reached(api: SlackApiStandIn, since: int, words: tuple[str, ...] = REPORT_WORDS) -> list[str]:
     sent = json.dumps([call.body for call in api.calls[since:]], ensure_ascii=False)
     return [word for word in words if word in sent]
 
 
-def _refused_partner(api: FakeSlackApi, since: int, expected: int) -> list[str]:
+def _refused_partner(api: SlackApiStandIn, since: int, expected: int) -> list[str]:
     """The refused person of another organisation was told, `expected` times, and only that."""
     try:
         api.wait_for(

@@ -27,10 +27,10 @@ from blocks.prompts import ACTION_OTHER
 from bot.state.sqlite_store import SqliteStore
 from diagnosis.masking import mask
 from diagnosis.models import DiagnoseRequest, Diagnosis
+from playground.slack_api import SlackApiStandIn, running_slack_api
 from simulator.server import Fault
 from tests.bot.examples import OOM, example_diagnosis
 from tests.bot.harness import BotUnderTest, ScriptedBackend, queues_for, running_bot
-from tests.fakes.slack_api import FakeSlackApi, running_fake_slack
 from tests.safety.bundles import Scenario
 from tests.safety.fuzzing import DIAGNOSIS_SCHEMA
 from tests.safety.live import Budget, Hung, LiveRig
@@ -181,7 +181,7 @@ COMMAND = "runai cluster=4a9e2c17-5b3d-4f80-9c61-2d7be0f4a315 workload=segformer
 REPORT_WORD = "OOM_KILLED"
 
 
-def _reported(api: FakeSlackApi) -> bool:
+def _reported(api: SlackApiStandIn) -> bool:
     """The report reached the channel: a successful post or update carrying it."""
     return any(
         REPORT_WORD in str(call.body.get("text", "")) and call.response.get("ok") is True
@@ -190,7 +190,7 @@ def _reported(api: FakeSlackApi) -> bool:
     )
 
 
-def _told(api: FakeSlackApi) -> bool:
+def _told(api: SlackApiStandIn) -> bool:
     """The user was told the report could not be posted (ephemeral, response_url or thread)."""
     return any(
         call.method in ("chat.postEphemeral",) or call.method.startswith("commands/")
@@ -202,10 +202,10 @@ def _told(api: FakeSlackApi) -> bool:
 
 def run_slack_scenario(
     name: str,
-    prepare: Callable[[FakeSlackApi], None],
-    expect: Callable[[FakeSlackApi], bool],
+    prepare: Callable[[SlackApiStandIn], None],
+    expect: Callable[[SlackApiStandIn], bool],
     *,
-    after_placeholder: Callable[[FakeSlackApi], None] | None = None,
+    after_placeholder: Callable[[SlackApiStandIn], None] | None = None,
 ) -> list[str]:
     release = threading.Event()
 
@@ -215,7 +215,7 @@ def run_slack_scenario(
         return example_diagnosis(OOM)
 
     backend = ScriptedBackend(answer=answer, steps=())
-    with running_fake_slack() as api, tempfile.TemporaryDirectory(prefix="safety-slack-") as folder:
+    with running_slack_api() as api, tempfile.TemporaryDirectory(prefix="safety-slack-") as folder:
         prepare(api)
         store = SqliteStore(Path(folder) / "state.sqlite3")
         try:
@@ -234,12 +234,12 @@ def run_slack_scenario(
         return [] if expect(api) else [f"{name}: neither the report nor a notice reached the user"]
 
 
-def _fail_everything(api: FakeSlackApi) -> None:
+def _fail_everything(api: SlackApiStandIn) -> None:
     for method in ("chat.update", "chat.postMessage"):
         api.fail(method, "internal_error", times=50)
 
 
-SLACK_SCENARIOS: dict[str, tuple[Callable[[FakeSlackApi], None], Callable[[FakeSlackApi], bool], Callable[[FakeSlackApi], None] | None]] = {
+SLACK_SCENARIOS: dict[str, tuple[Callable[[SlackApiStandIn], None], Callable[[SlackApiStandIn], bool], Callable[[SlackApiStandIn], None] | None]] = {
     "chat.update 429 then success": (
         lambda api: api.rate_limit("chat.update", retry_after=1, times=1), _reported, None),
     "chat.postMessage 429 then success": (
@@ -269,7 +269,7 @@ def restart_with_a_pending_question() -> list[str]:
     """The bot asks for the cluster, restarts, and the answer typed afterwards still runs the
     request with everything the user typed before."""
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM), steps=())
-    with running_fake_slack() as api, tempfile.TemporaryDirectory(prefix="safety-restart-") as folder:
+    with running_slack_api() as api, tempfile.TemporaryDirectory(prefix="safety-restart-") as folder:
         path = Path(folder) / "state.sqlite3"
         store = SqliteStore(path)
         try:
@@ -310,7 +310,7 @@ def restart_during_a_diagnosis() -> list[str]:
 
     first_backend = ScriptedBackend(answer=held, steps=())
     second_backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM), steps=())
-    with running_fake_slack() as api, tempfile.TemporaryDirectory(prefix="safety-restart-") as folder:
+    with running_slack_api() as api, tempfile.TemporaryDirectory(prefix="safety-restart-") as folder:
         path = Path(folder) / "state.sqlite3"
         first_store, second_store = SqliteStore(path), SqliteStore(path)
         try:
@@ -362,7 +362,7 @@ def worker_dies_holding_a_request() -> list[str]:
     """The worker that took the queued request dies before finishing it; the next worker takes it
     over, and the report lands once."""
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM), steps=())
-    with running_fake_slack() as api, tempfile.TemporaryDirectory(prefix="safety-work-") as folder:
+    with running_slack_api() as api, tempfile.TemporaryDirectory(prefix="safety-work-") as folder:
         store = SqliteStore(Path(folder) / "state.sqlite3")
         try:
             with running_bot(api, backend=backend, store=store, workers=False) as bot:
@@ -405,7 +405,7 @@ def store_down_when_queued() -> list[str]:
             "Error 111 connecting to redis://:hunter2secret@state:6379. Connection refused."
         )
 
-    with running_fake_slack() as api, tempfile.TemporaryDirectory(prefix="safety-work-") as folder:
+    with running_slack_api() as api, tempfile.TemporaryDirectory(prefix="safety-work-") as folder:
         store = SqliteStore(Path(folder) / "state.sqlite3")
         try:
             with running_bot(api, backend=backend, store=store) as bot:

@@ -19,8 +19,8 @@ from bot.policy import Policy
 from bot.state.sqlite_store import SqliteStore
 from cli.bot import configure_logging
 from diagnosis.models import Bundle
+from playground.slack_api import Call, SlackApiStandIn, running_slack_api
 from tests.bot.harness import BotUnderTest, running_bot
-from tests.fakes.slack_api import Call, FakeSlackApi, running_fake_slack
 from tests.safety.outputs import strings_in
 
 FOLLOW_UPS = ("evidence", "logs", "why", "history", "json")
@@ -69,7 +69,7 @@ def call_strings(calls: list[Call]) -> list[str]:
 
 @dataclass
 class BotRun:
-    api: FakeSlackApi
+    api: SlackApiStandIn
     bot: BotUnderTest
     logs: io.StringIO
 
@@ -101,7 +101,7 @@ def bot_running(
     with ExitStack() as stack:
         folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="safety-bot-")))
         logs = stack.enter_context(production_logging(log_level))
-        api = stack.enter_context(running_fake_slack())
+        api = stack.enter_context(running_slack_api())
         store = SqliteStore(folder / "state.sqlite3")
         stack.callback(store.close)
         bot = stack.enter_context(running_bot(api, backend=backend, store=store, policy=policy))

@@ -9,24 +9,26 @@ import pytest
 from bot.state.models import PendingRequest
 from bot.state.store import StateStore
 from diagnosis.models import Choice, DiagnoseRequest, Diagnosis, Question, Target
+from playground.slack_api import Call, SlackApiStandIn
 from tests.bot.examples import OOM, example_diagnosis
 from tests.bot.harness import ScriptedBackend, running_bot
-from tests.fakes.slack_api import Call, FakeSlackApi
 
 CLUSTER = "4a9e2c17-5b3d-4f80-9c61-2d7be0f4a315"
 
 
-def prompt_of(api: FakeSlackApi) -> Call:
+def prompt_of(api: SlackApiStandIn) -> Call:
     return api.wait_for("chat.postMessage", where=lambda c: "question|" in json.dumps(c.body.get("blocks")))[
         0
     ]
 
 
-def report_update(api: FakeSlackApi, word: str = "OOM_KILLED") -> Call:
+def report_update(api: SlackApiStandIn, word: str = "OOM_KILLED") -> Call:
     return api.wait_for("chat.update", where=lambda c: word in c.body.get("text", ""))[0]
 
 
-def test_missing_cluster_is_answered_through_a_button(slack_api: FakeSlackApi, any_store: StateStore) -> None:
+def test_missing_cluster_is_answered_through_a_button(
+    slack_api: SlackApiStandIn, any_store: StateStore
+) -> None:
     backend = ScriptedBackend(
         answer=lambda request: example_diagnosis(OOM),
         known={
@@ -77,7 +79,7 @@ def candidates_then_report(request: DiagnoseRequest) -> Diagnosis:
 
 
 def test_several_candidates_are_offered_and_the_choice_resumes_the_request(
-    slack_api: FakeSlackApi, sqlite_store: StateStore
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
 ) -> None:
     backend = ScriptedBackend(answer=candidates_then_report)
     with running_bot(slack_api, backend=backend, store=sqlite_store) as bot:
@@ -98,7 +100,7 @@ def test_several_candidates_are_offered_and_the_choice_resumes_the_request(
     assert backend.requests[1].workload_name == "train-42" and backend.requests[1].intent == "active"
 
 
-def test_many_candidates_become_a_select(slack_api: FakeSlackApi, sqlite_store: StateStore) -> None:
+def test_many_candidates_become_a_select(slack_api: SlackApiStandIn, sqlite_store: StateStore) -> None:
     choices = [Choice(value=f"job-{n}", label=f"job {n}") for n in range(12)]
 
     def answer(request: DiagnoseRequest) -> Diagnosis:
@@ -129,7 +131,7 @@ def test_many_candidates_become_a_select(slack_api: FakeSlackApi, sqlite_store: 
 
 
 def test_a_pending_question_survives_a_restart_and_resumes_once(
-    slack_api: FakeSlackApi, any_store: StateStore
+    slack_api: SlackApiStandIn, any_store: StateStore
 ) -> None:
     backend = ScriptedBackend(
         answer=lambda request: example_diagnosis(OOM),
@@ -149,7 +151,7 @@ def test_a_pending_question_survives_a_restart_and_resumes_once(
     assert len(backend.requests) == 1
 
 
-def test_cancel_stops_the_request(slack_api: FakeSlackApi, sqlite_store: StateStore) -> None:
+def test_cancel_stops_the_request(slack_api: SlackApiStandIn, sqlite_store: StateStore) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
     with running_bot(slack_api, backend=backend, store=sqlite_store) as bot:
         bot.slack.command("runai workload=segformer-finetune project=vision-lab")
@@ -162,7 +164,7 @@ def test_cancel_stops_the_request(slack_api: FakeSlackApi, sqlite_store: StateSt
 
 
 def test_a_click_that_beats_the_bot_recording_its_question_is_answered_once_and_not_undone(
-    slack_api: FakeSlackApi, sqlite_store: StateStore, monkeypatch: pytest.MonkeyPatch
+    slack_api: SlackApiStandIn, sqlite_store: StateStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The buttons work as soon as the question is posted; the bot records the question's ts just
     after. A click in between must update the question, run the request once, and the late record

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from bot.state.store import StateStore
 from diagnosis.models import Choice
+from playground.slack_api import SlackApiStandIn
 from tests.bot.examples import OOM, example_diagnosis
 from tests.bot.harness import CHANNEL, ScriptedBackend, running_bot
 from tests.bot.listeners.actions.test_answer_choice import CLUSTER, prompt_of, report_update
-from tests.fakes.slack_api import FakeSlackApi
 
 OTHER_CHANNEL = "C0ELSEWHERE"
 MALLORY = "U0MALLORY"
@@ -22,7 +22,7 @@ def asking_backend() -> ScriptedBackend:
 
 
 def test_the_modal_opens_only_for_the_asker_in_the_questions_channel(
-    slack_api: FakeSlackApi, sqlite_store: StateStore
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
 ) -> None:
     backend = asking_backend()
     with running_bot(slack_api, backend=backend, store=sqlite_store) as bot:
@@ -43,7 +43,7 @@ def test_the_modal_opens_only_for_the_asker_in_the_questions_channel(
 
 
 def test_choice_and_cancel_buttons_answer_only_for_the_asker_in_the_questions_channel(
-    slack_api: FakeSlackApi, sqlite_store: StateStore
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
 ) -> None:
     backend = asking_backend()
     with running_bot(slack_api, backend=backend, store=sqlite_store) as bot:

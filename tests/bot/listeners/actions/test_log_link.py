@@ -6,14 +6,14 @@ import logging
 import pytest
 
 from bot.state.store import StateStore
+from playground.slack_api import Call, SlackApiStandIn
 from tests.bot.examples import MA_TRACEBACK, OOM, example_diagnosis
 from tests.bot.harness import USER, BotUnderTest, ScriptedBackend, running_bot
-from tests.fakes.slack_api import Call, FakeSlackApi
 
 JOB = "5f0c9a6e-81d2-4b7f-a3e4-6c2d19b8f07a"
 
 
-def traceback_report(bot: BotUnderTest, api: FakeSlackApi) -> Call:
+def traceback_report(bot: BotUnderTest, api: SlackApiStandIn) -> Call:
     """A ModelArts traceback diagnosed through `/diagnose`: its report message (with the log-link button)."""
     bot.slack.command(f"modelarts job={JOB} region=cn-north-4")
     report = api.wait_for("chat.update", where=lambda c: "CRASH_APP_ERROR" in c.body.get("text", ""))[0]
@@ -28,7 +28,7 @@ def traceback_backend() -> ScriptedBackend:
 
 
 def test_the_full_log_link_goes_to_the_asker_only(
-    slack_api: FakeSlackApi, sqlite_store: StateStore, caplog: pytest.LogCaptureFixture
+    slack_api: SlackApiStandIn, sqlite_store: StateStore, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
     backend = traceback_backend()
@@ -57,7 +57,7 @@ def test_the_full_log_link_goes_to_the_asker_only(
     assert USER != "U0BOB"
 
 
-def test_no_log_link_button_for_run_ai(slack_api: FakeSlackApi, sqlite_store: StateStore) -> None:
+def test_no_log_link_button_for_run_ai(slack_api: SlackApiStandIn, sqlite_store: StateStore) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
     with running_bot(slack_api, backend=backend, store=sqlite_store) as bot:
         bot.slack.command(
@@ -69,7 +69,7 @@ def test_no_log_link_button_for_run_ai(slack_api: FakeSlackApi, sqlite_store: St
 
 
 def test_a_rate_limited_modal_answers_the_click_at_once_and_says_why(
-    slack_api: FakeSlackApi, sqlite_store: StateStore
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
 ) -> None:
     """views.open must happen within the trigger id's 3 seconds, and over HTTP Slack's answer to
     the click waits for it: a 429 is not waited out; the click is answered and the person told."""

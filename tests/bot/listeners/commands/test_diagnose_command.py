@@ -3,9 +3,9 @@ from __future__ import annotations
 import json
 
 from bot.state.store import StateStore
+from playground.slack_api import SlackApiStandIn
 from tests.bot.examples import OOM, example_diagnosis
 from tests.bot.harness import CHANNEL, USER, ScriptedBackend, running_bot
-from tests.fakes.slack_api import FakeSlackApi
 
 RUNAI_OPTB = (
     "runai cluster=4a9e2c17-5b3d-4f80-9c61-2d7be0f4a315 workload=segformer-finetune project=vision-lab"
@@ -13,7 +13,7 @@ RUNAI_OPTB = (
 
 
 def test_report_replaces_the_placeholder_and_the_full_report_goes_in_its_thread(
-    slack_api: FakeSlackApi, sqlite_store: StateStore
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
 ) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM), delay=0.05)
     with running_bot(slack_api, backend=backend, store=sqlite_store) as bot:
@@ -40,12 +40,12 @@ def test_report_replaces_the_placeholder_and_the_full_report_goes_in_its_thread(
     assert uploaded and uploaded[0].raw, "the full report's bytes were uploaded"
 
 
-def placeholder_ts(api: FakeSlackApi) -> str:
+def placeholder_ts(api: SlackApiStandIn) -> str:
     return str(api.calls_to("chat.postMessage")[0].response["ts"])
 
 
 def test_help_and_unknown_words_answer_with_usage_in_the_ack(
-    slack_api: FakeSlackApi, sqlite_store: StateStore
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
 ) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
     with running_bot(slack_api, backend=backend, store=sqlite_store) as bot:
@@ -60,7 +60,9 @@ def test_help_and_unknown_words_answer_with_usage_in_the_ack(
     assert backend.requests == []
 
 
-def test_user_id_only_appears_as_mention_in_report(slack_api: FakeSlackApi, sqlite_store: StateStore) -> None:
+def test_user_id_only_appears_as_mention_in_report(
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
+) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
     with running_bot(slack_api, backend=backend, store=sqlite_store) as bot:
         bot.slack.command(RUNAI_OPTB)

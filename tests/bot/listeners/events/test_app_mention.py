@@ -4,16 +4,16 @@ import json
 
 from bot.state.store import StateStore
 from diagnosis.models import Choice
+from playground.slack_api import SlackApiStandIn
 from tests.bot.examples import OOM, example_diagnosis
 from tests.bot.harness import CHANNEL, ScriptedBackend, running_bot
-from tests.fakes.slack_api import FakeSlackApi
 
 CLUSTER = "4a9e2c17-5b3d-4f80-9c61-2d7be0f4a315"
 MENTION_TS = "1767225600.000100"
 
 
 def test_a_sentence_mention_is_answered_in_its_thread(
-    slack_api: FakeSlackApi, sqlite_store: StateStore
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
 ) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
     with running_bot(slack_api, backend=backend, store=sqlite_store) as bot:
@@ -33,7 +33,9 @@ def test_a_sentence_mention_is_answered_in_its_thread(
     )
 
 
-def test_nothing_is_guessed_the_platform_is_asked(slack_api: FakeSlackApi, sqlite_store: StateStore) -> None:
+def test_nothing_is_guessed_the_platform_is_asked(
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
+) -> None:
     backend = ScriptedBackend(
         answer=lambda request: example_diagnosis(OOM),
         known={
@@ -68,7 +70,7 @@ def test_nothing_is_guessed_the_platform_is_asked(slack_api: FakeSlackApi, sqlit
 
 
 def test_a_mention_delivered_as_app_mention_and_message_is_answered_once(
-    slack_api: FakeSlackApi, any_store: StateStore
+    slack_api: SlackApiStandIn, any_store: StateStore
 ) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
     text = f"<@U0DIAGBOT> why did segformer-finetune in vision-lab fail on cluster {CLUSTER}?"
@@ -85,7 +87,9 @@ def test_a_mention_delivered_as_app_mention_and_message_is_answered_once(
     assert len(slack_api.calls_to("chat.postMessage")) == 1
 
 
-def test_a_retried_event_produces_exactly_one_report(slack_api: FakeSlackApi, any_store: StateStore) -> None:
+def test_a_retried_event_produces_exactly_one_report(
+    slack_api: SlackApiStandIn, any_store: StateStore
+) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM), delay=0.1)
     with running_bot(slack_api, backend=backend, store=any_store) as bot:
         for retry in (None, 1, 2):
@@ -117,7 +121,7 @@ def test_a_retried_event_produces_exactly_one_report(slack_api: FakeSlackApi, an
     assert len(slack_api.calls_to("files.completeUploadExternal")) == 1
 
 
-def test_small_talk_mention_gets_the_usage(slack_api: FakeSlackApi, sqlite_store: StateStore) -> None:
+def test_small_talk_mention_gets_the_usage(slack_api: SlackApiStandIn, sqlite_store: StateStore) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
     with running_bot(slack_api, backend=backend, store=sqlite_store) as bot:
         bot.slack.mention("hello there", ts=MENTION_TS)

@@ -3,20 +3,20 @@ from __future__ import annotations
 import json
 
 from bot.state.store import StateStore
+from playground.slack_api import SlackApiStandIn
 from tests.bot.examples import MA_TRACEBACK, OOM, example_diagnosis
 from tests.bot.harness import CHANNEL, ScriptedBackend, running_bot
-from tests.fakes.slack_api import FakeSlackApi
 
 COMMAND = "runai cluster=4a9e2c17-5b3d-4f80-9c61-2d7be0f4a315 workload=segformer-finetune project=vision-lab"
 
 
-def report_thread(api: FakeSlackApi) -> str:
+def report_thread(api: SlackApiStandIn) -> str:
     api.wait_for("files.completeUploadExternal")
     return str(api.calls_to("chat.postMessage")[0].response["ts"])
 
 
 def test_follow_ups_are_answered_from_the_stored_diagnosis(
-    slack_api: FakeSlackApi, any_store: StateStore
+    slack_api: SlackApiStandIn, any_store: StateStore
 ) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
     with running_bot(slack_api, backend=backend, store=any_store) as bot:
@@ -50,7 +50,7 @@ def test_follow_ups_are_answered_from_the_stored_diagnosis(
     assert len(slack_api.calls_to("chat.postMessage")) == 4, "small talk in the thread is left alone"
 
 
-def test_rerun_and_a_new_question_in_the_thread(slack_api: FakeSlackApi, sqlite_store: StateStore) -> None:
+def test_rerun_and_a_new_question_in_the_thread(slack_api: SlackApiStandIn, sqlite_store: StateStore) -> None:
     backend = ScriptedBackend(
         answer=lambda request: example_diagnosis(OOM if request.platform == "runai" else MA_TRACEBACK)
     )
@@ -74,7 +74,7 @@ def test_rerun_and_a_new_question_in_the_thread(slack_api: FakeSlackApi, sqlite_
     assert backend.requests[2].job_name == "dish-classifier-vit-b16"
 
 
-def test_explain_in_a_thread(slack_api: FakeSlackApi, sqlite_store: StateStore) -> None:
+def test_explain_in_a_thread(slack_api: SlackApiStandIn, sqlite_store: StateStore) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
     with running_bot(slack_api, backend=backend, store=sqlite_store) as bot:
         bot.slack.command(COMMAND)
@@ -88,7 +88,9 @@ def test_explain_in_a_thread(slack_api: FakeSlackApi, sqlite_store: StateStore) 
     assert answer.body["channel"] == CHANNEL
 
 
-def test_messages_from_bots_and_edits_are_ignored(slack_api: FakeSlackApi, sqlite_store: StateStore) -> None:
+def test_messages_from_bots_and_edits_are_ignored(
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
+) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
     with running_bot(slack_api, backend=backend, store=sqlite_store) as bot:
         bot.slack.command(COMMAND)
@@ -108,7 +110,7 @@ def test_messages_from_bots_and_edits_are_ignored(slack_api: FakeSlackApi, sqlit
 
 
 def test_a_follow_up_where_no_diagnosis_is_stored_says_so(
-    slack_api: FakeSlackApi, sqlite_store: StateStore
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
 ) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
     with running_bot(slack_api, backend=backend, store=sqlite_store) as bot:

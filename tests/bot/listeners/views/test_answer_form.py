@@ -4,15 +4,15 @@ import json
 
 from bot.state.store import StateStore
 from diagnosis.models import Choice
+from playground.slack_api import SlackApiStandIn
 from tests.blocks.checks import assert_view_within_limits
 from tests.bot.examples import MA_TRACEBACK, OOM, example_diagnosis
 from tests.bot.harness import CHANNEL, ScriptedBackend, running_bot
 from tests.bot.listeners.actions.test_answer_choice import CLUSTER, prompt_of, report_update
 from tests.bot.slack_connect import view_submission
-from tests.fakes.slack_api import FakeSlackApi
 
 
-def test_free_text_answer_through_a_modal(slack_api: FakeSlackApi, sqlite_store: StateStore) -> None:
+def test_free_text_answer_through_a_modal(slack_api: SlackApiStandIn, sqlite_store: StateStore) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
     with running_bot(slack_api, backend=backend, store=sqlite_store) as bot:
         bot.slack.command("runai workload=segformer-finetune project=vision-lab")
@@ -33,7 +33,7 @@ def test_free_text_answer_through_a_modal(slack_api: FakeSlackApi, sqlite_store:
 
 
 def test_a_bad_task_name_keeps_the_log_link_form_open(
-    slack_api: FakeSlackApi, sqlite_store: StateStore
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
 ) -> None:
     backend = ScriptedBackend(answer=lambda request: example_diagnosis(MA_TRACEBACK), steps=())
     with running_bot(slack_api, backend=backend, store=sqlite_store) as bot:
@@ -52,7 +52,7 @@ def test_a_bad_task_name_keeps_the_log_link_form_open(
 
 
 def test_a_submission_is_checked_against_the_questions_asker_and_channel(
-    slack_api: FakeSlackApi, sqlite_store: StateStore
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
 ) -> None:
     """Whatever the modal's private_metadata names, only the asker's submission, from the
     question's channel, answers it; a refused one keeps the modal open with the reason."""

@@ -1,0 +1,59 @@
+"""`diagnose playground`: the bot in a local Slack in the browser (nothing reaches Slack).
+
+    diagnose playground [--port N]      # then open the printed http://127.0.0.1:N/
+
+Starts the real bot (`diagnose bot --http`) with a local Web API stand-in, the simulator with the
+example scenarios, and a page on 127.0.0.1 that behaves like a Slack channel.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+from typing import Any
+
+from cli.main import UsageError
+
+
+def register(subparsers: Any) -> None:
+    from cli.bot import BUILTIN_BUNDLES
+
+    parser = subparsers.add_parser(
+        "playground",
+        help="try the Slack bot in a local Slack in the browser (loopback only, no Slack)",
+        description=__doc__.split("\n\n")[0] if __doc__ else None,
+    )
+    parser.add_argument(
+        "--port", type=int, default=8765, help="the page's port on 127.0.0.1 (default 8765, 0 = any)"
+    )
+    parser.add_argument(
+        "--bundles",
+        default=str(BUILTIN_BUNDLES),
+        metavar="DIR",
+        help="the scenarios the bot and the simulator answer from (default: the built-in examples)",
+    )
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from playground.launch import PlaygroundError, running_playground
+
+    bundles = Path(args.bundles)
+    if not bundles.is_dir():
+        raise UsageError(f"--bundles {bundles}: not a directory")
+    try:
+        with running_playground(bundles=bundles, port=args.port) as playground:
+            print(f"playground: open {playground.page.url}  (Ctrl-C to stop)", flush=True)
+            print(f"  the bot: {playground.bot_url} (log: {playground.bot_log})", flush=True)
+            print(f"  the simulated platforms: {playground.sim.base_url}", flush=True)
+            try:
+                while True:
+                    time.sleep(3600)
+            except KeyboardInterrupt:
+                pass
+    except PlaygroundError as exc:
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"cannot start the playground: {exc.strerror or exc}") from None
+    return 0
