@@ -7,7 +7,7 @@ LOCK := requirements/lock.txt
 PLANES := requirements/runai-planes.txt
 
 .PHONY: demo test checks lint typecheck unit safety bench bot clean venv schemas lock lock-upgrade \
-	system-packages conformance
+	system-packages conformance playground playground-picture
 
 # Every runtime and dev dependency at the version pinned in the lock (pip and the build tools
 # included), then the project itself without resolving anything again.
@@ -71,6 +71,14 @@ bench: $(STAMP)
 
 bot: $(STAMP)
 	$(BIN)/diagnose bot --bundles diagnosis/examples
+
+# The bot in a local Slack in the browser: open the printed http://127.0.0.1:8780/ (no Slack, no token).
+playground: $(STAMP)
+	$(BIN)/diagnose playground
+
+# docs/pictures/playground.png, taken in Debian's Chromium (Playwright) after a real exchange.
+playground-picture: $(STAMP)
+	$(BIN)/python tools/playground_picture.py docs/pictures/playground.png
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

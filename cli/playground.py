@@ -25,7 +25,7 @@ def register(subparsers: Any) -> None:
         description=__doc__.split("\n\n")[0] if __doc__ else None,
     )
     parser.add_argument(
-        "--port", type=int, default=8765, help="the page's port on 127.0.0.1 (default 8765, 0 = any)"
+        "--port", type=int, default=8780, help="the page's port on 127.0.0.1 (default 8780, 0 = any)"
     )
     parser.add_argument(
         "--bundles",

@@ -29,7 +29,7 @@ from playground import directory
 from playground.page import PageContext, PageServer
 from playground.slack_api import SlackApiStandIn
 from playground.slack_requests import SlackToBot
-from simulator.environment import DEMO_ACCESS_KEY, DEMO_SECRET_KEY, simulator_environment
+from simulator.environment import DEMO_ACCESS_KEY, DEMO_SECRET_KEY
 from simulator.server import SimServer, load_bundle_dir
 
 BOT_START_SECONDS = 90
@@ -147,8 +147,10 @@ def running_playground(
             raise PlaygroundError(f"{exc}: {tail[0] if tail else 'no log'} (log: {bot_log})") from None
         slack = SlackToBot(bot_url=bot_url, signing_secret=signing_secret, api=api)
         stack.callback(slack.close)
-        cli_env = simulator_environment(sim.base_url, folder)
-        page = PageServer(PageContext(slack=slack, cli_environment=cli_env), port=port).start()
+        # The page shows where the simulator is; `diagnose sim --env` prints the whole environment.
+        page = PageServer(
+            PageContext(slack=slack, cli_environment={"RUNAI_URL": sim.base_url}), port=port
+        ).start()
         stack.callback(page.stop)
         yield Playground(
             page=page, api=api, sim=sim, bot_url=bot_url, bot_log=bot_log, signing_secret=signing_secret

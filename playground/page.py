@@ -184,6 +184,8 @@ def _handler_for(
             path = parts.path
             if path == "/":
                 self._send(200, _static("index.html"), "text/html; charset=utf-8")
+            elif path == "/favicon.ico":
+                self._send(204, b"", "image/x-icon")
             elif path.startswith("/static/"):
                 name = path.removeprefix("/static/")
                 if name == "blocks.css":

@@ -22,8 +22,10 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "blocks": ("diagnosis.models", "diagnosis.masking", "diagnosis.render"),
     "simulator": ("diagnosis",),
     "bot": ("diagnosis", "blocks"),
-    "cli": ("diagnosis", "blocks", "bot", "simulator", "mcp_face"),
+    "cli": ("diagnosis", "blocks", "bot", "simulator", "mcp_face", "playground"),
     "mcp_face": ("diagnosis",),
+    # The playground runs the bot as a process (its public entry point), never its modules.
+    "playground": ("diagnosis", "blocks", "simulator"),
 }
 # Inside what a package may import, what it still may not: a platform's internals.
 NEVER: dict[str, tuple[str, ...]] = {
