@@ -412,11 +412,8 @@ def _image_block(block: Mapping[str, Any], live: bool = False) -> str:
 
 
 def _input(block: Mapping[str, Any], live: bool = False) -> str:
-    """A modal's input block: its label and, live, a field the page reads on submit."""
-    label = f'<div class="input-label">{_text_object(block.get("label"))}</div>'
-    if live:
-        return label + live_input(block)
-    return label + '<div class="select">…</div>'
+    """A modal's input block, live only: its label and a field the page reads on submit."""
+    return f'<div class="input-label">{_text_object(block.get("label"))}</div>' + live_input(block)
 
 
 _RENDERERS: dict[str, tuple[str, Callable[[Mapping[str, Any], bool], str]]] = {
@@ -439,7 +436,8 @@ def _block(block: Any, live: bool = False) -> str:
     if kind == "divider":
         return '<hr class="divider">'
     found = _RENDERERS.get(kind)
-    if found is None:
+    # Input blocks belong to modals: only the playground's live page draws them as fields.
+    if found is None or (kind == "input" and not live):
         return f'<div class="block placeholder">[{html.escape(kind or "unknown")} block]</div>'
     css, render = found
     return f'<div class="{css}">{render(block, live)}</div>'
