@@ -45,7 +45,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 unit: $(STAMP)
-	$(BIN)/pytest -q -p no:cacheprovider
+	$(BIN)/pytest -q -p no:cacheprovider -n 3 --dist loadfile
 
 safety: $(STAMP)
 	$(BIN)/python -m tests.safety.report

@@ -231,7 +231,13 @@ async def test_cancelling_over_http_stops_the_diagnosis(
     async with http_session(server.url, ONCALL) as client:
         async with anyio.create_task_group() as group:
             group.start_soon(client.call_tool, "diagnose_runai", dict(oom.request))
-            await wait_for(lambda: runai.op_count("get_workload_status") == 1)
+            # Status and events are requested together (both need only the workload id): the
+            # cancel comes once both are in flight.
+            await wait_for(
+                lambda: (
+                    runai.op_count("get_workload_status") == 1 and runai.op_count("get_workload_events") == 1
+                )
+            )
             group.cancel_scope.cancel()
         await wait_for(
             lambda: (
@@ -240,5 +246,5 @@ async def test_cancelling_over_http_stops_the_diagnosis(
             )
         )
         await anyio.sleep(3.0)
-        # Status and events are requested together (both need only the workload id); nothing after.
+        # Nothing is requested after the cancel.
         assert sorted(runai.ops) == ["get_workload_events", "get_workload_status"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import httpx
 import pytest
@@ -94,15 +93,15 @@ def test_keywords_are_derived_from_each_pattern() -> None:
         assert not rule.keywords or any(word in line.lower() for word in rule.keywords), name
 
 
-def test_rule_hits_on_a_5mb_log_is_fast() -> None:
+def test_one_rule_line_is_found_in_a_5mb_log() -> None:
+    """The only failure line in 5 MB of ordinary training output is found, and nothing else (the
+    reading speed is bench/masking.py's figure, not a timed test)."""
     noise = "".join(
         f"2026-06-10T01:{i % 60:02d}:00Z INFO step {i} loss=0.{i % 997} resource ok jobs\n"
         for i in range(70_000)
     )
     text = noise + EXAMPLES["disk_full"] + "\n" + noise
-    started = time.perf_counter()
     hits = rules.rule_hits(text)
-    assert time.perf_counter() - started < 5.0
     assert [hit.rule.name for hit in hits] == ["disk_full"]
 
 
