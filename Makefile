@@ -45,7 +45,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 unit: $(STAMP)
-	$(BIN)/pytest -q -p no:cacheprovider -n 3 --dist loadfile
+	$(BIN)/pytest -q -p no:cacheprovider -n 2 --dist loadgroup
 
 safety: $(STAMP)
 	$(BIN)/python -m tests.safety.report
