@@ -131,7 +131,8 @@ def worker_process(place: Place) -> Iterator[multiprocessing.process.BaseProcess
         process.join(timeout=10)
 
 
-def wait_until(condition: Callable[[], bool], *, timeout: float = 30.0, what: str = "") -> None:
+def wait_until(condition: Callable[[], bool], *, timeout: float = 60.0, what: str = "") -> None:
+    # A spawned worker imports the whole bot before it takes a task: seconds on a busy machine.
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
