@@ -20,3 +20,21 @@ def as_int(value: Any) -> int | None:
     if isinstance(value, str) and _INTEGER.fullmatch(value):
         return int(value)
     return None
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """The object itself, or an empty one for anything else."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    """The array itself, or an empty one for anything else."""
+    return value if isinstance(value, list) else []
+
+
+def as_text(value: Any) -> str | None:
+    """A scalar as text; None for null, an object, an array or blank text."""
+    if value is None or isinstance(value, dict | list):
+        return None
+    text = str(value)
+    return text if text.strip() else None

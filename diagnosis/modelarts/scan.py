@@ -20,7 +20,7 @@ import jmespath
 
 from diagnosis.masking import mask
 from diagnosis.modelarts.messages import CATALOGUE
-from diagnosis.modelarts.parse import Job
+from diagnosis.modelarts.parse.job import Job
 from diagnosis.modelarts.workflow import Source, diagnose, list_jobs, listing_failure
 from diagnosis.models import DiagnoseRequest, Diagnosis, Platform
 from diagnosis.render.i18n import Translator

@@ -16,7 +16,11 @@ from typing import Literal
 
 from diagnosis.logs.scan import parse_timestamp, parse_traceback, scan_text
 from diagnosis.modelarts import rules
-from diagnosis.modelarts.parse import Event, Job, Preview, UserDiagnosis, read_time
+from diagnosis.modelarts.parse.events import Event
+from diagnosis.modelarts.parse.job import Job
+from diagnosis.modelarts.parse.preview import Preview
+from diagnosis.modelarts.parse.times import read_time
+from diagnosis.modelarts.parse.user_diagnosis import UserDiagnosis
 from diagnosis.models import Category
 
 DETAILS = "ShowTrainingJobDetails"

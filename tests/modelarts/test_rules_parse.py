@@ -9,7 +9,11 @@ import pytest
 
 from diagnosis.knowledge.exitcodes import exit_reading, killing_signal
 from diagnosis.modelarts import rules
-from diagnosis.modelarts.parse import parse_events, parse_job, parse_preview, parse_stages, read_time
+from diagnosis.modelarts.parse.events import parse_events
+from diagnosis.modelarts.parse.job import parse_job
+from diagnosis.modelarts.parse.preview import parse_preview
+from diagnosis.modelarts.parse.stages import parse_stages
+from diagnosis.modelarts.parse.times import read_time
 from diagnosis.modelarts.routes import ROUTES, search_args, search_body
 
 # One real-looking line per rule: the rule must name it, and the fast keyword pass must find it.

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cli.main import main
-from diagnosis.modelarts.parse import parse_job
+from diagnosis.modelarts.parse.job import parse_job
 from diagnosis.modelarts.scan import image_of
 from diagnosis.render.charts import png_size
 from simulator.server import SimServer

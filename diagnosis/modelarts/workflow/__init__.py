@@ -20,7 +20,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from diagnosis.evidence.source import Answer
-from diagnosis.modelarts.parse import Job, parse_job
+from diagnosis.modelarts.parse.job import Job, parse_job
 from diagnosis.modelarts.workflow.collection import fault_path
 from diagnosis.modelarts.workflow.compose import secondary_part
 from diagnosis.modelarts.workflow.discovery import JobListing, discover, list_jobs

@@ -12,7 +12,8 @@ import asyncio
 from collections.abc import Sequence
 
 from diagnosis.evidence.source import Answer
-from diagnosis.modelarts.parse import Job, parse_user_diagnosis
+from diagnosis.modelarts.parse.job import Job
+from diagnosis.modelarts.parse.user_diagnosis import parse_user_diagnosis
 from diagnosis.modelarts.signals import Signal, diagnosis_signals, message_signals, platform_signals, shorten
 from diagnosis.modelarts.workflow.conclude import conclude
 from diagnosis.modelarts.workflow.evidence import (

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from diagnosis.knowledge.exitcodes import MEMORY_KILL, MEMORY_KILL_CODES, exit_reading, killing_signal
 from diagnosis.modelarts import rules
-from diagnosis.modelarts.parse import Job, TaskStatus
+from diagnosis.modelarts.parse.job import Job, TaskStatus
 from diagnosis.modelarts.signals import ANALYSIS_RULE, Signal, oom_hint, shorten
 from diagnosis.modelarts.workflow.state import DETAILS, Run
 from diagnosis.models import (

@@ -8,7 +8,8 @@ from datetime import timedelta
 
 from diagnosis.evidence.source import Answer
 from diagnosis.modelarts.messages import format_duration
-from diagnosis.modelarts.parse import Job, Stage, Stages
+from diagnosis.modelarts.parse.job import Job
+from diagnosis.modelarts.parse.stages import Stage, Stages
 from diagnosis.modelarts.signals import Signal, choose
 from diagnosis.modelarts.workflow.compose import (
     diagnosed_direct,

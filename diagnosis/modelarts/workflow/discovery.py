@@ -10,7 +10,7 @@ from typing import Any
 
 from diagnosis.evidence.source import Answer
 from diagnosis.modelarts.messages import CATALOGUE
-from diagnosis.modelarts.parse import Job, parse_job_page
+from diagnosis.modelarts.parse.job import Job, parse_job_page
 from diagnosis.modelarts.routes import SEARCH_PAGE_SIZE
 from diagnosis.modelarts.workflow.failures import search_failed
 from diagnosis.modelarts.workflow.state import SEARCH, Run, Source

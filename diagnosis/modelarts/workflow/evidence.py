@@ -11,16 +11,11 @@ from datetime import timedelta
 from typing import Any
 
 from diagnosis.evidence.source import Answer
-from diagnosis.modelarts.parse import (
-    Job,
-    Preview,
-    Stage,
-    Stages,
-    TimeReading,
-    parse_events,
-    parse_preview,
-    parse_stages,
-)
+from diagnosis.modelarts.parse.events import parse_events
+from diagnosis.modelarts.parse.job import Job
+from diagnosis.modelarts.parse.preview import Preview, parse_preview
+from diagnosis.modelarts.parse.stages import Stage, Stages, parse_stages
+from diagnosis.modelarts.parse.times import TimeReading
 from diagnosis.modelarts.routes import EVENTS_PAGE_SIZE
 from diagnosis.modelarts.signals import Signal, event_signals, preview_signals, shorten
 from diagnosis.modelarts.workflow.compose import log_field

@@ -7,7 +7,7 @@ LOW when nothing names a cause: what was collected and what to fetch next, never
 from __future__ import annotations
 
 from diagnosis.evidence.source import Answer
-from diagnosis.modelarts.parse import Job
+from diagnosis.modelarts.parse.job import Job
 from diagnosis.modelarts.signals import shorten
 from diagnosis.modelarts.workflow.compose import inline
 from diagnosis.modelarts.workflow.state import DETAILS, EVENTS, SEARCH, STAGES, Run

@@ -10,7 +10,8 @@ from typing import Any, Protocol
 
 from diagnosis.evidence.source import Answer
 from diagnosis.modelarts.messages import CATALOGUE
-from diagnosis.modelarts.parse import Job, Preview
+from diagnosis.modelarts.parse.job import Job
+from diagnosis.modelarts.parse.preview import Preview
 from diagnosis.modelarts.signals import Signal
 from diagnosis.models import (
     Category,

@@ -11,7 +11,10 @@ from datetime import UTC, timedelta
 from diagnosis.evidence.source import Answer
 from diagnosis.logs.scan import scan_text
 from diagnosis.modelarts.messages import format_duration
-from diagnosis.modelarts.parse import CHINA_OFFSET, Job, Stage, TimeReading, parse_preview
+from diagnosis.modelarts.parse.job import Job
+from diagnosis.modelarts.parse.preview import parse_preview
+from diagnosis.modelarts.parse.stages import Stage
+from diagnosis.modelarts.parse.times import CHINA_OFFSET, TimeReading
 from diagnosis.modelarts.signals import choose
 from diagnosis.modelarts.workflow.compose import (
     cite_winner,
