@@ -4,7 +4,9 @@ or of an unexpected type, and reading it never raises."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict
 
 _INTEGER = re.compile(r"\s*-?\d+\s*")
 
@@ -38,3 +40,48 @@ def as_text(value: Any) -> str | None:
         return None
     text = str(value)
     return text if text.strip() else None
+
+
+# --- pydantic field types of lenient views ------------------------------------------------------
+
+
+def _scalar_text(value: Any) -> str | None:
+    if value is None or isinstance(value, dict | list):
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _objects(value: Any) -> list[Any]:
+    """A list of objects: null -> [], non-list -> [], non-object items dropped."""
+    if not isinstance(value, list):
+        return []
+    return [item for item in value if isinstance(item, dict)]
+
+
+def _object(value: Any) -> Any:
+    return value if isinstance(value, dict) else None
+
+
+def _strings(value: Any) -> list[str]:
+    if not isinstance(value, list):
+        return []
+    return [str(item) for item in value if isinstance(item, str | int | float) and not isinstance(item, bool)]
+
+
+Text = Annotated[str | None, BeforeValidator(_scalar_text)]
+Int = Annotated[int | None, BeforeValidator(as_int)]
+Strings = Annotated[list[str], BeforeValidator(_strings)]
+
+
+OBJECTS = BeforeValidator(_objects)
+OBJECT = BeforeValidator(_object)
+
+
+class View(BaseModel):
+    """A wire object: unknown fields ignored, every declared field optional."""
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)

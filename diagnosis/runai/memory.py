@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from diagnosis.models import Evidence
-from diagnosis.runai import parse
+from diagnosis.runai import parse, quantities
 from diagnosis.runai.facts import Context, failing_pod
 from diagnosis.timeutil import parse_instant
 
@@ -52,11 +52,11 @@ class _Samples:
 
 
 def format_quantity(value: int) -> str:
-    return parse.format_bytes(value)
+    return quantities.format_bytes(value)
 
 
 def _quantity(raw: str | None, source: str, field_path: str) -> Quantity | None:
-    value = parse.parse_bytes(raw)
+    value = quantities.parse_bytes(raw)
     return Quantity(value, str(raw), source, field_path) if value is not None and raw is not None else None
 
 
@@ -101,7 +101,7 @@ def _samples(metrics: parse.Metrics) -> _Samples:
     for m_index, measurement in enumerate(metrics.measurements):
         kind = (measurement.type or "").upper()
         for v_index, sample in enumerate(measurement.values):
-            value = parse.parse_sample(sample.value)
+            value = quantities.parse_sample(sample.value)
             if value is None:
                 continue
             where = f"measurements[{m_index}].values[{v_index}]"
@@ -162,7 +162,7 @@ def memory_evidence(context: Context, reading: MemoryReading) -> list[Evidence]:
             (compute.cpuMemoryRequest, "spec.compute.cpuMemoryRequest"),
             (compute.cpuMemoryLimit, "spec.compute.cpuMemoryLimit"),
         ):
-            value = parse.parse_bytes(raw)
+            value = quantities.parse_bytes(raw)
             if raw is not None and value is not None:
                 found.append(Evidence(source=SPEC, field=field_path, text=str(raw), value=value))
     failing = failing_pod(context)

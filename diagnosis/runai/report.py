@@ -12,7 +12,7 @@ import re
 from diagnosis.models import Diagnosis, Evidence
 from diagnosis.render.i18n import Translator
 from diagnosis.runai.messages import CATALOGUE
-from diagnosis.runai.parse import format_bytes
+from diagnosis.runai.quantities import format_bytes
 
 _MEASUREMENT_KEYS = (
     "memory_request_bytes",

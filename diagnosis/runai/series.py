@@ -23,7 +23,7 @@ from diagnosis.evidence.series import (
     metrics_call_failed,
 )
 from diagnosis.models import Exchange
-from diagnosis.runai import parse
+from diagnosis.runai import k8s_views, parse
 from diagnosis.runai.recurrence import chained
 from diagnosis.timeutil import parse_instant
 
@@ -125,7 +125,7 @@ def _oom_signals(exchanges: Sequence[Exchange]) -> Iterator[tuple[datetime, str 
                     if at is not None:
                         yield at, None
         elif exchange.op == K8S_POD_OP:
-            k8s_pod, _problem = parse.view(parse.K8sPod, exchange.body)
+            k8s_pod, _problem = parse.view(k8s_views.K8sPod, exchange.body)
             if k8s_pod is not None:
                 yield from _k8s_pod_kills(k8s_pod)
 
@@ -138,7 +138,7 @@ def _oom_event(event: parse.Event, fallback: str | None) -> Iterator[tuple[datet
         yield at, event.id or None
 
 
-def _k8s_pod_kills(pod: parse.K8sPod) -> Iterator[tuple[datetime, str | None]]:
+def _k8s_pod_kills(pod: k8s_views.K8sPod) -> Iterator[tuple[datetime, str | None]]:
     """`status.containerStatuses[].state|lastState.terminated` with reason OOMKilled → `finishedAt`."""
     for container in pod.status.containerStatuses if pod.status is not None else []:
         for state in (container.state, container.lastState):

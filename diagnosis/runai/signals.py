@@ -14,7 +14,7 @@ from dataclasses import field as dataclass_field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from diagnosis.runai import parse
+from diagnosis.runai import k8s_views, parse
 from diagnosis.timeutil import iso, parse_instant
 
 ObservationKind = Literal[
@@ -277,7 +277,7 @@ def from_pods(pods: Iterable[tuple[str, parse.Pod]]) -> list[Observation]:
 # --- Kubernetes (Tier 2) --------------------------------------------------------------------------
 
 
-def from_k8s_pod(pod: parse.K8sPod, *, pod_name: str) -> list[Observation]:
+def from_k8s_pod(pod: k8s_views.K8sPod, *, pod_name: str) -> list[Observation]:
     found: list[Observation] = []
     status = pod.status
     node = pod.spec.nodeName if pod.spec is not None else None
@@ -312,7 +312,7 @@ def from_k8s_pod(pod: parse.K8sPod, *, pod_name: str) -> list[Observation]:
 
 
 def _container_observations(
-    container: parse.ContainerStatus, field_path: str, pod_name: str, node: str | None, *, init: bool
+    container: k8s_views.ContainerStatus, field_path: str, pod_name: str, node: str | None, *, init: bool
 ) -> list[Observation]:
     found: list[Observation] = []
     for state_name in ("state", "lastState"):
@@ -368,7 +368,7 @@ def _container_observations(
     return found
 
 
-def from_k8s_events(events: Iterable[tuple[str, parse.K8sEvent]], *, pod_name: str) -> list[Observation]:
+def from_k8s_events(events: Iterable[tuple[str, k8s_views.K8sEvent]], *, pod_name: str) -> list[Observation]:
     found: list[Observation] = []
     for field_path, event in events:
         found.append(
@@ -387,7 +387,7 @@ def from_k8s_events(events: Iterable[tuple[str, parse.K8sEvent]], *, pod_name: s
     return found
 
 
-def from_node(node: parse.Node, *, node_name: str) -> list[Observation]:
+def from_node(node: k8s_views.Node, *, node_name: str) -> list[Observation]:
     """Unhealthy node conditions only: Ready not True, or a pressure condition True."""
     found: list[Observation] = []
     if node.status is None:

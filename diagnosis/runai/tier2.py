@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from diagnosis.evidence.source import Answer
 from diagnosis.render.i18n import Translator
-from diagnosis.runai import parse
+from diagnosis.runai import k8s_views, parse
 from diagnosis.runai.signals import Observation, from_k8s_events, from_k8s_pod, from_log_findings, from_node
 from diagnosis.timeutil import parse_instant
 
@@ -74,7 +74,7 @@ def _scan_log(text: str) -> list[Any]:
     return list(scan_text(text).findings)
 
 
-def _main_container(pod: parse.K8sPod | None, target: PodTarget) -> tuple[str | None, bool]:
+def _main_container(pod: k8s_views.K8sPod | None, target: PodTarget) -> tuple[str | None, bool]:
     """(container name, is an init container) whose log explains the failure.
 
     A failed init container first (its failure keeps the main container from starting), then the
@@ -95,7 +95,7 @@ def _main_container(pod: parse.K8sPod | None, target: PodTarget) -> tuple[str | 
     return None, False
 
 
-def _failed(container: parse.ContainerStatus) -> bool:
+def _failed(container: k8s_views.ContainerStatus) -> bool:
     for state in (container.state, container.lastState):
         if state is None:
             continue
@@ -108,7 +108,7 @@ def _failed(container: parse.ContainerStatus) -> bool:
     return False
 
 
-def _facts(pod: parse.K8sPod, pod_name: str, container_name: str | None) -> ContainerFacts | None:
+def _facts(pod: k8s_views.K8sPod, pod_name: str, container_name: str | None) -> ContainerFacts | None:
     status = pod.status
     if status is None:
         return None
@@ -188,9 +188,9 @@ async def _read_pod(
     """What the pod object, its log and its events show (the runbook's describe pod, logs
     --previous and pod events)."""
     found = Tier2Evidence()
-    pod: parse.K8sPod | None = None
+    pod: k8s_views.K8sPod | None = None
     if pod_answer.ok:
-        pod, problem = parse.view(parse.K8sPod, pod_answer.body)
+        pod, problem = parse.view(k8s_views.K8sPod, pod_answer.body)
         if pod is None:
             found.limitations.append(
                 t("lim.k8s_shape", call="k8s.read_pod", pod=target.name, problem=problem)
@@ -218,7 +218,7 @@ def _absorb_events(
     found: Tier2Evidence, events_answer: Answer, target: PodTarget, t: Translator, *, pod_gone: bool
 ) -> None:
     if events_answer.ok:
-        events, problem = parse.view(parse.K8sEventList, events_answer.body)
+        events, problem = parse.view(k8s_views.K8sEventList, events_answer.body)
         if events is None:
             found.limitations.append(
                 t("lim.k8s_shape", call="k8s.list_events", pod=target.name, problem=problem)
@@ -240,7 +240,7 @@ def _absorb_events(
 def _absorb_log(
     found: Tier2Evidence,
     log_answer: Answer,
-    pod: parse.K8sPod | None,
+    pod: k8s_views.K8sPod | None,
     target: PodTarget,
     container: str | None,
     t: Translator,
@@ -285,7 +285,7 @@ async def _read_log(source: Fetcher, namespace: str, pod_name: str, container: s
     return answer
 
 
-def _finished_at(pod: parse.K8sPod, container_name: str | None) -> Any:
+def _finished_at(pod: k8s_views.K8sPod, container_name: str | None) -> Any:
     if pod.status is None:
         return None
     for container in [*pod.status.initContainerStatuses, *pod.status.containerStatuses]:
@@ -322,7 +322,7 @@ async def read_nodes(source: Fetcher, *, nodes: Sequence[str], t: Translator) ->
             else:
                 found.limitations.append(t("lim.node_failed", node=name, failure=answer.describe_failure()))
             continue
-        node, problem = parse.view(parse.Node, answer.body)
+        node, problem = parse.view(k8s_views.Node, answer.body)
         if node is None:
             found.limitations.append(t("lim.k8s_shape", call="k8s.read_node", pod=name, problem=problem))
             continue

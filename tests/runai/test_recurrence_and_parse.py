@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from diagnosis.runai import parse
+from diagnosis.runai import parse, quantities
 from diagnosis.runai.recurrence import count_failures
 from diagnosis.runai.rules import classify_all
 from diagnosis.runai.signals import Observation
@@ -119,16 +119,16 @@ def test_signals_without_a_time_or_outside_events_and_history_are_not_counted() 
     ],
 )
 def test_memory_quantities(text: object, expected: int | None) -> None:
-    assert parse.parse_bytes(text) == expected
+    assert quantities.parse_bytes(text) == expected
 
 
 def test_metric_samples_are_strings() -> None:
-    assert parse.parse_sample("16903045120") == 16903045120
-    assert parse.parse_sample("1.69e10") == 16900000000
+    assert quantities.parse_sample("16903045120") == 16903045120
+    assert quantities.parse_sample("1.69e10") == 16900000000
     assert (
-        parse.parse_sample("NaN") is None
-        and parse.parse_sample("-1") is None
-        and parse.parse_sample(None) is None
+        quantities.parse_sample("NaN") is None
+        and quantities.parse_sample("-1") is None
+        and quantities.parse_sample(None) is None
     )
 
 
@@ -149,7 +149,7 @@ def test_views_are_lenient_about_nulls_types_and_unknown_fields() -> None:
     assert (
         workload.podsRequestedResources is not None and workload.podsRequestedResources.cpuMemory is not None
     )
-    assert parse.parse_bytes(workload.podsRequestedResources.cpuMemory.limit) == 17179869184
+    assert quantities.parse_bytes(workload.podsRequestedResources.cpuMemory.limit) == 17179869184
     assert parse.same_phase(workload.phase, "Failed")
     nothing, problem = parse.view(parse.Workload, ["not", "an", "object"])
     assert nothing is None and problem is not None and "expected a JSON object" in problem
@@ -165,6 +165,6 @@ def test_events_null_is_reported_as_a_problem() -> None:
 
 
 def test_human_sizes() -> None:
-    assert parse.format_bytes(16 * 2**30) == "16 GiB"
-    assert parse.format_bytes(16903045120) == "16.90 GB"
-    assert parse.format_bytes(512 * 2**20) == "512 MiB"
+    assert quantities.format_bytes(16 * 2**30) == "16 GiB"
+    assert quantities.format_bytes(16903045120) == "16.90 GB"
+    assert quantities.format_bytes(512 * 2**20) == "512 MiB"
