@@ -15,7 +15,7 @@ from diagnosis.render.i18n import Translator
 from diagnosis.runai import parse
 from diagnosis.runai.recurrence import Occurrence
 from diagnosis.runai.rules import Signal, Verdict
-from diagnosis.runai.tier2 import ContainerFacts, Tier2Evidence
+from diagnosis.runai.tier2.evidence import ContainerFacts, Tier2Evidence
 
 # The Run:ai pod phases (k8sPhase) of a pod that failed.
 FAILING_POD_PHASES = ("oomkilled", "error", "failed")

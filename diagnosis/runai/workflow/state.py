@@ -21,7 +21,7 @@ from diagnosis.runai.contexts import Unmapped
 from diagnosis.runai.paging import Fetcher, Paged
 from diagnosis.runai.rules import Signal, Verdict, classify
 from diagnosis.runai.signals import Observation
-from diagnosis.runai.tier2 import Tier2Evidence
+from diagnosis.runai.tier2.evidence import Tier2Evidence
 
 # Takes a limitation text as it is found.
 Note = Callable[[str], None]

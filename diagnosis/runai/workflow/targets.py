@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from diagnosis.runai.phases import FAILING_POD_PHASES
 from diagnosis.runai.routes import K8S_COMMANDS
 from diagnosis.runai.rules import Signal, Verdict
-from diagnosis.runai.tier2 import PodTarget, Tier2Evidence
+from diagnosis.runai.tier2.evidence import PodTarget, Tier2Evidence
 from diagnosis.runai.workflow.state import State
 from diagnosis.timeutil import parse_instant
 
