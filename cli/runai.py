@@ -40,16 +40,11 @@ from diagnosis.models import DiagnoseRequest, Diagnosis
 from diagnosis.runai import client
 from diagnosis.runai.client import SourceMaker
 from diagnosis.runai.messages import LANGUAGES
-from diagnosis.runai.scan import (
-    DEFAULT_CONCURRENCY,
-    DEFAULT_LOOKBACK,
-    DEFAULT_RATE_PER_SECOND,
-    ScanResult,
-    list_filter,
-    live_scan_sources,
-    render_scan_markdown,
-    scan_with,
-)
+from diagnosis.runai.scan.listing import list_filter
+from diagnosis.runai.scan.markdown import render_scan_markdown
+from diagnosis.runai.scan.result import DEFAULT_LOOKBACK, ScanResult
+from diagnosis.runai.scan.run import DEFAULT_CONCURRENCY, live_scan_sources, scan_with
+from diagnosis.runai.scan.throttle import DEFAULT_RATE_PER_SECOND
 from diagnosis.runai.settings import ConfigError
 from diagnosis.timeutil import parse_duration
 

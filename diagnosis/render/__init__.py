@@ -15,7 +15,7 @@ from diagnosis.models import Diagnosis
 from diagnosis.scan import ScanResultBase
 
 _REPORT_MODULES = {"runai": "diagnosis.runai.report", "modelarts": "diagnosis.modelarts.report"}
-_SCAN_REPORT_MODULES = {"runai": "diagnosis.runai.scan", "modelarts": "diagnosis.modelarts.scan"}
+_SCAN_REPORT_MODULES = {"runai": "diagnosis.runai.scan.markdown", "modelarts": "diagnosis.modelarts.scan"}
 
 
 # Outside code spans, what makes a link, an image, an autolink or raw HTML (and the escape itself).

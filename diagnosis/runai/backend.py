@@ -14,9 +14,11 @@ from diagnosis.evidence.series import SeriesReading
 from diagnosis.evidence.source import Recorder, Source
 from diagnosis.models import Bundle, DiagnoseRequest, Diagnosis, Exchange, Platform
 from diagnosis.runai import client, series, workflow
-from diagnosis.runai import scan as runai_scan
 from diagnosis.runai.messages import LANGUAGES
 from diagnosis.runai.routes import ROUTES
+from diagnosis.runai.scan import result as scan_result
+from diagnosis.runai.scan import run as scan_run
+from diagnosis.runai.scan.throttle import DEFAULT_RATE_PER_SECOND
 from diagnosis.runai.source import RunaiSource
 from diagnosis.scan import DiagnosedJob, ScanObserver, ScanScope
 
@@ -63,37 +65,37 @@ class RunaiBackend:
         lang: str,
         progress: ScanObserver | None = None,
         rate_per_second: float | None = None,
-    ) -> runai_scan.ScanResult:
+    ) -> scan_result.ScanResult:
         if not scope.cluster_id:
             raise ValueError("a Run:ai scan needs its cluster")
-        return await runai_scan.run_scan(
+        return await scan_run.run_scan(
             cluster_id=scope.cluster_id,
             project=scope.project,
-            lookback=scope.lookback or runai_scan.DEFAULT_LOOKBACK,
+            lookback=scope.lookback or scan_result.DEFAULT_LOOKBACK,
             now=now,
-            rate_per_second=rate_per_second or runai_scan.DEFAULT_RATE_PER_SECOND,
-            progress=runai_scan.counts_to(progress),
+            rate_per_second=rate_per_second or DEFAULT_RATE_PER_SECOND,
+            progress=scan_run.counts_to(progress),
             lang=lang,
         )
 
     async def replay_scan(
         self, capture: Bundle, scope: ScanScope, *, lang: str, progress: ScanObserver | None = None
-    ) -> runai_scan.ScanResult:
+    ) -> scan_result.ScanResult:
         recorded = capture.request
         async with client.replay_sources(capture) as make_source:
-            return await runai_scan.scan_with(
+            return await scan_run.scan_with(
                 make_source,
                 cluster_id=str(recorded.get("cluster_id") or scope.cluster_id),
                 project=recorded.get("project") or None,
                 # The recorded pages answer the recorded filter only: the capture's own lookback.
-                lookback=str(recorded.get("lookback") or scope.lookback or runai_scan.DEFAULT_LOOKBACK),
+                lookback=str(recorded.get("lookback") or scope.lookback or scan_result.DEFAULT_LOOKBACK),
                 now=capture.captured_at,
                 lang=lang,
-                progress=runai_scan.counts_to(progress),
+                progress=scan_run.counts_to(progress),
             )
 
-    def scan_of(self, scope: ScanScope, jobs: Sequence[DiagnosedJob]) -> runai_scan.ScanResult:
-        return runai_scan.result_of(scope, jobs)
+    def scan_of(self, scope: ScanScope, jobs: Sequence[DiagnosedJob]) -> scan_result.ScanResult:
+        return scan_result.result_of(scope, jobs)
 
     async def log_link(self, *, job_id: str, task_id: str, region: str | None) -> str:
         raise NotOffered("Run:ai offers no log link: the logs are read through Kubernetes")

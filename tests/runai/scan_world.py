@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from diagnosis.runai.scan import list_filter
+from diagnosis.runai.scan.listing import list_filter
 from tests.runai.factory import Scenario, uid
 from tests.runai.scenarios import GiB, T, _failed_basics, _oom_history_world
 

@@ -21,15 +21,12 @@ from diagnosis.evidence.http import RetryPolicy
 from diagnosis.models import Bundle
 from diagnosis.render.charts import png_size
 from diagnosis.runai import client as runai_client
-from diagnosis.runai import scan as scan_module
-from diagnosis.runai.scan import (
-    ScanResult,
-    ScanThrottle,
-    list_filter,
-    live_scan_sources,
-    render_scan_markdown,
-    scan_with,
-)
+from diagnosis.runai.scan import run as scan_module
+from diagnosis.runai.scan.listing import list_filter
+from diagnosis.runai.scan.markdown import render_scan_markdown
+from diagnosis.runai.scan.result import ScanResult
+from diagnosis.runai.scan.run import live_scan_sources, scan_with
+from diagnosis.runai.scan.throttle import ScanThrottle
 from simulator.server import Fault, SimServer
 from tests.runai.factory import runai_error
 from tests.runai.scan_world import (
