@@ -16,7 +16,9 @@ from blocks.labels import label
 from bot.messaging import upload_file
 from diagnosis.masking import mask
 from diagnosis.models import Diagnosis, Exchange
-from diagnosis.render.charts import ChartResult, render_memory_chart, render_scan_chart
+from diagnosis.render.charts.figure import ChartResult
+from diagnosis.render.charts.memory import render_memory_chart
+from diagnosis.render.charts.scan import render_scan_chart
 
 log = logging.getLogger("diagnose.bot")
 

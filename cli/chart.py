@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from diagnosis.models import Diagnosis, Exchange
-from diagnosis.render.charts import ChartResult, render_memory_chart, render_scan_chart
+from diagnosis.render.charts.figure import ChartResult
+from diagnosis.render.charts.memory import render_memory_chart
+from diagnosis.render.charts.scan import render_scan_chart
 
 
 def add_chart_option(parser: argparse.ArgumentParser) -> None:

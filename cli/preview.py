@@ -21,7 +21,7 @@ from cli.main import UsageError, run_async
 from cli.support import read_bundle
 from diagnosis import engine
 from diagnosis.models import Bundle, Diagnosis
-from diagnosis.render.charts import render_memory_chart
+from diagnosis.render.charts.memory import render_memory_chart
 
 # What a button's value would hold in Slack (a thread reference); never shown.
 PREVIEW_VALUE = "preview"

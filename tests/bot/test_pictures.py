@@ -14,7 +14,7 @@ import pytest
 from bot.backends import BundlesBackend, LiveBackend
 from bot.state.store import StateStore
 from diagnosis.evidence.bundles import load_bundle
-from diagnosis.render.charts import png_size
+from diagnosis.render.charts.figure import png_size
 from playground.slack_api import SlackApiStandIn, Upload
 from simulator.server import SimServer
 from tests.bot.harness import CHANNEL, running_bot

@@ -11,7 +11,7 @@ import pytest
 from cli.main import main
 from diagnosis.modelarts.parse.job import parse_job
 from diagnosis.modelarts.scan import image_of
-from diagnosis.render.charts import png_size
+from diagnosis.render.charts.figure import png_size
 from simulator.server import SimServer
 from tests.modelarts.conftest import BUNDLES, load, project_of, raw
 from tests.modelarts.test_e2e_sim import AK, SK, environment, point_at

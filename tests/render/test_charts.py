@@ -16,8 +16,9 @@ from cli.main import main
 from diagnosis import engine
 from diagnosis.evidence.bundles import load_bundle
 from diagnosis.models import Diagnosis, Exchange, Measurements, Target
-from diagnosis.render import charts
-from diagnosis.render.charts import GIB, png_size, render_memory_chart, render_scan_chart
+from diagnosis.render.charts.figure import GIB, png_size
+from diagnosis.render.charts.memory import render_memory_chart
+from diagnosis.render.charts.scan import render_scan_chart
 from diagnosis.runai.series import memory_series
 from tests.conftest import EXAMPLES
 
@@ -430,7 +431,7 @@ def test_empty_scan_gives_no_chart(tmp_path: Path) -> None:
 
 def test_png_size_refuses_what_is_not_a_png() -> None:
     with pytest.raises(ValueError, match="not a PNG"):
-        charts.png_size(b"GIF89a" + bytes(30))
+        png_size(b"GIF89a" + bytes(30))
 
 
 def test_charts_drawn_from_several_threads_at_once_are_each_right() -> None:

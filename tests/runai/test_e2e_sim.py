@@ -17,7 +17,7 @@ from diagnosis.evidence.bundles import load_bundle
 from diagnosis.evidence.capture import build_bundle, write_bundle
 from diagnosis.evidence.http import RetryPolicy
 from diagnosis.models import Bundle, Diagnosis
-from diagnosis.render.charts import png_size
+from diagnosis.render.charts.figure import png_size
 from simulator.server import Fault, SimServer
 from tests.runai.helpers import DEMO_BUNDLES, WORKED_RUNAI
 

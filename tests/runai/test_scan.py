@@ -19,7 +19,7 @@ from cli.runai import ProgressBar
 from diagnosis.evidence.bundles import parse_bundle
 from diagnosis.evidence.http import RetryPolicy
 from diagnosis.models import Bundle
-from diagnosis.render.charts import png_size
+from diagnosis.render.charts.figure import png_size
 from diagnosis.runai import client as runai_client
 from diagnosis.runai.scan import run as scan_module
 from diagnosis.runai.scan.listing import list_filter

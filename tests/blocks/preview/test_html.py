@@ -22,7 +22,7 @@ from blocks.report import report_message
 from cli.main import main
 from cli.preview import bot_message
 from diagnosis.models import Diagnosis, Evidence, Measurements, Recommendation, Target
-from diagnosis.render.charts import png_size
+from diagnosis.render.charts.figure import png_size
 from tests.conftest import EXAMPLES
 
 OOM_BUNDLE = EXAMPLES / "runai-optb-oom-recurring.bundle.json"
