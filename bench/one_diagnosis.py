@@ -39,7 +39,7 @@ from bench.rounds_model import Call, minimum_rounds
 from cli.demo import DEMO_ACCESS_KEY, DEMO_SECRET_KEY, write_kubeconfig
 from diagnosis import engine
 from diagnosis.evidence.bundles import load_bundle
-from diagnosis.evidence.http import RetryPolicy
+from diagnosis.evidence.http.retrying import RetryPolicy
 from diagnosis.models import Bundle
 from simulator.server import Received, SimServer
 

@@ -30,7 +30,7 @@ from cli.main import (
 )
 from cli.support import check_scan_limits, emit_scan, print_note, read_bundle
 from diagnosis import engine
-from diagnosis.evidence.http import Throttle
+from diagnosis.evidence.http.throttle import Throttle
 from diagnosis.masking import mask
 from diagnosis.modelarts import client
 from diagnosis.modelarts.client import SourceMaker

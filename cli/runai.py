@@ -34,7 +34,7 @@ from cli.main import (
 from cli.support import check_scan_limits, emit_scan, print_note, read_bundle
 from diagnosis import engine
 from diagnosis.evidence.capture import build_bundle, write_bundle
-from diagnosis.evidence.http import Throttle
+from diagnosis.evidence.http.throttle import Throttle
 from diagnosis.evidence.source import Recorder
 from diagnosis.models import DiagnoseRequest, Diagnosis
 from diagnosis.runai import client

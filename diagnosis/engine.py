@@ -16,7 +16,8 @@ from typing import Protocol, TypedDict, Unpack
 
 from pydantic_settings import BaseSettings
 
-from diagnosis.evidence.http import RetryPolicy, Throttle
+from diagnosis.evidence.http.retrying import RetryPolicy
+from diagnosis.evidence.http.throttle import Throttle
 from diagnosis.evidence.routes import RouteTable
 from diagnosis.evidence.series import SeriesReading
 from diagnosis.evidence.source import Recorder, Source

@@ -11,7 +11,7 @@ import socket
 import ssl
 from typing import Literal
 
-from diagnosis.evidence.http import AnswerTooLarge
+from diagnosis.evidence.http.size_cap import AnswerTooLarge
 
 # Why a call got no answer at all (`Answer.error_kind`).
 ErrorKind = Literal[

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 import httpx
 
 from diagnosis.evidence.bundles import BundleTransport
-from diagnosis.evidence.http import AllowedPost, ReadOnlyGuard
+from diagnosis.evidence.http.readonly import AllowedPost, ReadOnlyGuard
 from diagnosis.evidence.routes import RouteTable
 from diagnosis.models import Bundle
 

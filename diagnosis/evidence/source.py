@@ -22,7 +22,8 @@ from diagnosis.evidence.failures import (
     FailureClass,
     transport_error_kind,
 )
-from diagnosis.evidence.http import DEADLINE_EXTENSION, MutatingRequestRefused, configured_deadline_seconds
+from diagnosis.evidence.http.deadline import DEADLINE_EXTENSION, configured_deadline_seconds
+from diagnosis.evidence.http.readonly import MutatingRequestRefused
 from diagnosis.evidence.matching import identifying, wire_string
 from diagnosis.evidence.routes import RouteTable
 from diagnosis.masking import mask, mask_obj

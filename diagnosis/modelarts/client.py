@@ -14,7 +14,10 @@ from dataclasses import dataclass
 
 import httpx
 
-from diagnosis.evidence.http import ReadOnlyGuard, Retrying, RetryPolicy, Throttle, real_transport
+from diagnosis.evidence.http.readonly import ReadOnlyGuard
+from diagnosis.evidence.http.retrying import Retrying, RetryPolicy
+from diagnosis.evidence.http.throttle import Throttle
+from diagnosis.evidence.http.transport import real_transport
 from diagnosis.evidence.makers import replay_client
 from diagnosis.evidence.source import HttpSource, Recorder
 from diagnosis.modelarts import project, temporary_keys

@@ -89,7 +89,9 @@ async def with_project(
 
 
 async def _ask_iam(found: Credentials, endpoint: str, transport: httpx.AsyncBaseTransport | None) -> str:
-    from diagnosis.evidence.http import ReadOnlyGuard, Retrying, real_transport
+    from diagnosis.evidence.http.readonly import ReadOnlyGuard
+    from diagnosis.evidence.http.retrying import Retrying
+    from diagnosis.evidence.http.transport import real_transport
     from diagnosis.modelarts.signer import AkSkAuth
 
     auth = AkSkAuth(found.access_key, found.secret_key, security_token=found.security_token)

@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from diagnosis.evidence.http import AllowedPost
+from diagnosis.evidence.http.readonly import AllowedPost
 from diagnosis.evidence.routes import Route, RouteTable
 
 JOB = "/v2/{project_id}/training-jobs/{training_job_id}"

@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 import httpx
 
-from diagnosis.evidence.http import DEADLINE_EXTENSION
+from diagnosis.evidence.http.deadline import DEADLINE_EXTENSION
 from diagnosis.runai.routes import TOKEN_PATH
 
 REFRESH_MARGIN_SECONDS = 60.0

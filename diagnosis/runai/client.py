@@ -14,15 +14,10 @@ from typing import Any
 
 import httpx
 
-from diagnosis.evidence.http import (
-    AllowedPost,
-    ReadOnlyGuard,
-    Retrying,
-    RetryPolicy,
-    Throttle,
-    environment_proxy,
-    real_transport,
-)
+from diagnosis.evidence.http.readonly import AllowedPost, ReadOnlyGuard
+from diagnosis.evidence.http.retrying import Retrying, RetryPolicy
+from diagnosis.evidence.http.throttle import Throttle
+from diagnosis.evidence.http.transport import environment_proxy, real_transport
 from diagnosis.evidence.makers import replay_client
 from diagnosis.evidence.source import CallLog, HttpSource, Recorder
 from diagnosis.models import Bundle

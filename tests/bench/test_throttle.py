@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from diagnosis.evidence.http import Throttle
+from diagnosis.evidence.http.throttle import Throttle
 
 
 async def test_a_pause_holds_back_requests_already_waiting_for_their_slot() -> None:

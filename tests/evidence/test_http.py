@@ -6,14 +6,9 @@ import httpx
 import pytest
 
 from diagnosis.evidence.bundles import BundleTransport
-from diagnosis.evidence.http import (
-    AllowedPost,
-    MutatingRequestRefused,
-    ReadOnlyGuard,
-    Retrying,
-    RetryPolicy,
-    Throttle,
-)
+from diagnosis.evidence.http.readonly import AllowedPost, MutatingRequestRefused, ReadOnlyGuard
+from diagnosis.evidence.http.retrying import Retrying, RetryPolicy
+from diagnosis.evidence.http.throttle import Throttle
 from diagnosis.evidence.matching import find_exchange
 from diagnosis.evidence.routes import Route, RouteTable
 from diagnosis.evidence.source import HttpSource

@@ -11,7 +11,8 @@ import pytest
 
 from cli.main import main as cli_main
 from diagnosis.evidence.bundles import MAX_NESTING_DEPTH, BundleUnsafe, load_bundle
-from diagnosis.evidence.http import Retrying, RetryPolicy, real_transport
+from diagnosis.evidence.http.retrying import Retrying, RetryPolicy
+from diagnosis.evidence.http.transport import real_transport
 from diagnosis.evidence.routes import Route, RouteTable
 from diagnosis.evidence.source import Answer, HttpSource
 from tests.safety import deadlines

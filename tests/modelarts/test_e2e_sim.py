@@ -14,7 +14,8 @@ import pytest
 from cli.main import main
 from diagnosis import engine
 from diagnosis.evidence.bundles import load_bundle
-from diagnosis.evidence.http import RetryPolicy, Throttle
+from diagnosis.evidence.http.retrying import RetryPolicy
+from diagnosis.evidence.http.throttle import Throttle
 from diagnosis.modelarts import client as modelarts_client
 from diagnosis.modelarts.scan import run_scan
 from diagnosis.models import Bundle, Diagnosis, Exchange
@@ -297,7 +298,7 @@ def test_cli_scan_offline_and_replay(capsys: pytest.CaptureFixture[str]) -> None
 
 
 async def test_the_client_refuses_anything_but_reads() -> None:
-    from diagnosis.evidence.http import MutatingRequestRefused
+    from diagnosis.evidence.http.readonly import MutatingRequestRefused
     from diagnosis.modelarts.client import build_client
     from diagnosis.modelarts.signer import AkSkAuth
 

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from diagnosis.evidence.http import MutatingRequestRefused, ReadOnlyGuard
+from diagnosis.evidence.http.readonly import MutatingRequestRefused, ReadOnlyGuard
 from diagnosis.evidence.source import HttpSource
 from diagnosis.runai.auth import GrantSetting, RunaiTokenAuth, TokenFailureTransport, jwt_expiry
 from diagnosis.runai.client import TOKEN_POST

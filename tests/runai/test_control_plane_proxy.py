@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from diagnosis.evidence.http import environment_proxy
+from diagnosis.evidence.http.transport import environment_proxy
 from diagnosis.runai.client import live_sources
 from diagnosis.runai.settings import RunaiSettings
 from tests.fakes.tls import Authority, ConnectProxy, HttpsServer

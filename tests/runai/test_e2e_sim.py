@@ -15,7 +15,7 @@ from cli.main import main
 from diagnosis import engine
 from diagnosis.evidence.bundles import load_bundle
 from diagnosis.evidence.capture import build_bundle, write_bundle
-from diagnosis.evidence.http import RetryPolicy
+from diagnosis.evidence.http.retrying import RetryPolicy
 from diagnosis.models import Bundle, Diagnosis
 from diagnosis.render.charts.figure import png_size
 from simulator.server import Fault, SimServer

@@ -17,7 +17,7 @@ import pytest
 from cli.main import main
 from cli.runai import ProgressBar
 from diagnosis.evidence.bundles import parse_bundle
-from diagnosis.evidence.http import RetryPolicy
+from diagnosis.evidence.http.retrying import RetryPolicy
 from diagnosis.models import Bundle
 from diagnosis.render.charts.figure import png_size
 from diagnosis.runai import client as runai_client

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from diagnosis.evidence.http import MutatingRequestRefused
+from diagnosis.evidence.http.readonly import MutatingRequestRefused
 from diagnosis.runai.client import live_sources
 from diagnosis.runai.contexts import Unmapped, context_for, parse_mapping
 from diagnosis.runai.k8s import KubeContexts, load_kube_access

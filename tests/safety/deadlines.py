@@ -12,7 +12,9 @@ from dataclasses import dataclass
 
 import httpx
 
-from diagnosis.evidence.http import Retrying, RetryPolicy, Throttle, real_transport
+from diagnosis.evidence.http.retrying import Retrying, RetryPolicy
+from diagnosis.evidence.http.throttle import Throttle
+from diagnosis.evidence.http.transport import real_transport
 from diagnosis.evidence.routes import Route, RouteTable
 from diagnosis.evidence.source import Answer, HttpSource
 from diagnosis.runai.auth import RunaiTokenAuth

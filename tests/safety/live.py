@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import SecretStr
 
 from diagnosis import engine
-from diagnosis.evidence.http import RetryPolicy
+from diagnosis.evidence.http.retrying import RetryPolicy
 from diagnosis.evidence.source import Recorder
 from diagnosis.modelarts.client import bundle_project_id
 from diagnosis.modelarts.settings import DEFAULT_REGION, region_env_name

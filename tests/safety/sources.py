@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 
 from diagnosis import engine
-from diagnosis.evidence.http import AllowedPost, ReadOnlyGuard
+from diagnosis.evidence.http.readonly import AllowedPost, ReadOnlyGuard
 from diagnosis.evidence.matching import find_exchange
 from diagnosis.evidence.routes import RouteTable
 from diagnosis.evidence.source import CallLog, HttpSource, NotRecorded

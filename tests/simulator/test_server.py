@@ -8,7 +8,8 @@ from datetime import UTC, datetime
 import httpx
 import pytest
 
-from diagnosis.evidence.http import ReadOnlyGuard, Retrying, RetryPolicy
+from diagnosis.evidence.http.readonly import ReadOnlyGuard
+from diagnosis.evidence.http.retrying import Retrying, RetryPolicy
 from diagnosis.evidence.routes import Route, RouteTable
 from diagnosis.evidence.source import HttpSource
 from diagnosis.models import Bundle, Exchange

@@ -11,7 +11,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from diagnosis import engine
-from diagnosis.evidence.http import RetryPolicy, Throttle
+from diagnosis.evidence.http.retrying import RetryPolicy
+from diagnosis.evidence.http.throttle import Throttle
 from diagnosis.evidence.source import Recorder
 from diagnosis.models import DiagnoseRequest, Diagnosis, Exchange, Target
 from diagnosis.render.i18n import Translator

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from diagnosis.evidence.http import Throttle
+from diagnosis.evidence.http.throttle import Throttle
 
 # Run:ai documents no rate limit for its API; this keeps a scan of thousands polite.
 DEFAULT_RATE_PER_SECOND = 10.0
