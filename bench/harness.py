@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from diagnosis.evidence.source import Answer
+from diagnosis.evidence.answer import Answer
 
 
 @dataclass

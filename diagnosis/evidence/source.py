@@ -1,8 +1,7 @@
 """Where a workflow gets its evidence: by op name, from the live API or a replayed bundle.
 
 Every answer, good or bad, comes back as an `Answer`; nothing raises into a workflow. A call that
-got no answer (timeout, reset, not recorded) has `status=None` and an `error`.
-"""
+got no answer (timeout, reset, not recorded) has `status=None` and an `error`."""
 
 from __future__ import annotations
 
@@ -13,13 +12,10 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 import httpx
-from pydantic import BaseModel, ConfigDict
 
+from diagnosis.evidence.answer import Answer
 from diagnosis.evidence.failures import (
     KIND_WORDS,
-    UNREACHABLE_KINDS,
-    ErrorKind,
-    FailureClass,
     transport_error_kind,
 )
 from diagnosis.evidence.http.deadline import DEADLINE_EXTENSION, configured_deadline_seconds
@@ -37,95 +33,12 @@ class NotRecorded(httpx.TransportError):
 
 
 __all__ = [
-    "Answer",
     "CallLog",
-    "ErrorKind",
-    "FailureClass",
     "HttpSource",
     "NotRecorded",
     "Recorder",
     "Source",
 ]
-
-
-class Answer(BaseModel):
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
-    op: str
-    args: dict[str, Any]
-    status: int | None = None
-    body: Any = None
-    text: str | None = None
-    error: str | None = None
-    error_kind: ErrorKind | None = None
-    request_id: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.status is not None and 200 <= self.status < 300
-
-    @property
-    def denied(self) -> bool:
-        return self.status in (401, 403)
-
-    @property
-    def retrieved(self) -> bool:
-        return self.status is not None
-
-    @property
-    def unreachable(self) -> bool:
-        """No answer because the platform could not be reached (or not in time)."""
-        return self.status is None and self.error_kind in UNREACHABLE_KINDS
-
-    def failure_class(self, *, missing_grant: Callable[[Answer], bool] | None = None) -> FailureClass | None:
-        """What this failure means (None for an answer that succeeded). `missing_grant` tells a
-        platform's documented "missing grant" 401s apart from rejected credentials."""
-        if self.ok:
-            return None
-        if self.status is None:
-            return "unreachable" if self.unreachable else "failed"
-        if self.status == 401:
-            return "permission_denied" if missing_grant is not None and missing_grant(self) else "auth_failed"
-        if self.status == 403:
-            return "permission_denied"
-        if self.status == 404:
-            return "not_found"
-        return "failed"
-
-    def error_code(self) -> str | None:
-        """The platform's error code from the body, in any of the shapes the platforms use."""
-        if not isinstance(self.body, dict):
-            return None
-        for key in ("error_code", "errorCode", "reason", "error"):
-            value = self.body.get(key)
-            if isinstance(value, str) and value:
-                return value
-        code = self.body.get("code")
-        return str(code) if code is not None and not isinstance(code, dict | list) else None
-
-    def error_message(self) -> str | None:
-        if isinstance(self.body, dict):
-            for key in ("error_msg", "errorMsg", "message", "error_description", "details"):
-                value = self.body.get(key)
-                if isinstance(value, str) and value:
-                    return value
-        if self.text:
-            return self.text[:300]
-        return self.error
-
-    def describe_failure(self) -> str:
-        """`HTTP 500 ModelArts.0010: Internal error…`, `timeout`, `not recorded in the bundle`."""
-        if self.status is None:
-            return self.error or "no answer"
-        parts = [f"HTTP {self.status}"]
-        code = self.error_code()
-        if code and code != str(self.status):
-            parts.append(code)
-        # The platform's words, quoted into prose: on one line, so that they cannot open a code
-        # block, a list or a heading of their own in a report.
-        message = " ".join((self.error_message() or "").split())
-        text = " ".join(parts)
-        return f"{text}: {message}" if message else text
 
 
 class Source(Protocol):

@@ -13,7 +13,7 @@ from typing import Literal
 
 import httpx
 
-from diagnosis.evidence.source import Answer
+from diagnosis.evidence.answer import Answer
 from diagnosis.modelarts import project, temporary_keys
 from diagnosis.modelarts.client import DEFAULT_TIMEOUT, build_client
 from diagnosis.modelarts.routes import ROUTES

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from diagnosis.evidence.answer import Answer
 from diagnosis.evidence.lenient import as_int
 from diagnosis.evidence.paging import MAX_PAGES, within_page_size
-from diagnosis.evidence.source import Answer, Source
+from diagnosis.evidence.source import Source
 from diagnosis.render.i18n import Translator
 from diagnosis.runai import parse
 from diagnosis.timeutil import parse_instant

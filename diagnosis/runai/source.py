@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from diagnosis.evidence.source import Answer, HttpSource
+from diagnosis.evidence.answer import Answer
+from diagnosis.evidence.source import HttpSource
 from diagnosis.runai.contexts import Unmapped
 from diagnosis.runai.routes import is_k8s_op
 

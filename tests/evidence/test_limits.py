@@ -10,11 +10,12 @@ import httpx
 import pytest
 
 from cli.main import main as cli_main
+from diagnosis.evidence.answer import Answer
 from diagnosis.evidence.bundles import MAX_NESTING_DEPTH, BundleUnsafe, load_bundle
 from diagnosis.evidence.http.retrying import Retrying, RetryPolicy
 from diagnosis.evidence.http.transport import real_transport
 from diagnosis.evidence.routes import Route, RouteTable
-from diagnosis.evidence.source import Answer, HttpSource
+from diagnosis.evidence.source import HttpSource
 from tests.safety import deadlines
 
 ROUTES = RouteTable([Route("get_thing", "GET", "/api/v1/things/{thingId}")])

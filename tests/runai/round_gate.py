@@ -9,7 +9,7 @@ import asyncio
 import json
 from typing import Any
 
-from diagnosis.evidence.source import Answer
+from diagnosis.evidence.answer import Answer
 
 QUIET_TURNS = 50
 

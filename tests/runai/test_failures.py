@@ -9,7 +9,8 @@ import pytest
 
 from blocks.report import report_message
 from cli.main import exit_status
-from diagnosis.evidence.source import Answer, ErrorKind
+from diagnosis.evidence.answer import Answer
+from diagnosis.evidence.failures import ErrorKind
 from diagnosis.models import DiagnoseRequest, Diagnosis
 from diagnosis.runai.workflow import diagnose
 from diagnosis.runai.workflow.option_b import MAX_CANDIDATES

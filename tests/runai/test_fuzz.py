@@ -9,7 +9,7 @@ import jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from diagnosis.evidence.source import Answer
+from diagnosis.evidence.answer import Answer
 from diagnosis.models import DiagnoseRequest
 from diagnosis.runai.workflow import diagnose
 from tests.runai.scenarios import T

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from diagnosis import engine
+from diagnosis.evidence.answer import Answer
 from diagnosis.evidence.bundles import parse_bundle
-from diagnosis.evidence.source import Answer
 from diagnosis.models import Diagnosis
 from diagnosis.runai.backend import BACKEND
 from diagnosis.timeutil import parse_instant

@@ -12,11 +12,12 @@ from dataclasses import dataclass
 
 import httpx
 
+from diagnosis.evidence.answer import Answer
 from diagnosis.evidence.http.retrying import Retrying, RetryPolicy
 from diagnosis.evidence.http.throttle import Throttle
 from diagnosis.evidence.http.transport import real_transport
 from diagnosis.evidence.routes import Route, RouteTable
-from diagnosis.evidence.source import Answer, HttpSource
+from diagnosis.evidence.source import HttpSource
 from diagnosis.runai.auth import RunaiTokenAuth
 
 ROUTES = RouteTable([Route("get_thing", "GET", "/api/v1/things/{thingId}")])

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from diagnosis.evidence.source import Answer
+from diagnosis.evidence.answer import Answer
 from diagnosis.modelarts.parse.job import Job, parse_job
 from diagnosis.modelarts.workflow.collection import fault_path
 from diagnosis.modelarts.workflow.compose import secondary_part

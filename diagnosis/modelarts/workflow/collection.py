@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from diagnosis.evidence.source import Answer
+from diagnosis.evidence.answer import Answer
 from diagnosis.modelarts.parse.job import Job
 from diagnosis.modelarts.parse.user_diagnosis import parse_user_diagnosis
 from diagnosis.modelarts.signals import Signal, diagnosis_signals, message_signals, platform_signals, shorten

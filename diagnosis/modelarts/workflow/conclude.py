@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from diagnosis.evidence.source import Answer
+from diagnosis.evidence.answer import Answer
 from diagnosis.modelarts.messages import format_duration
 from diagnosis.modelarts.parse.job import Job
 from diagnosis.modelarts.parse.stages import Stage, Stages

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from diagnosis.evidence.source import Answer
+from diagnosis.evidence.answer import Answer
 from diagnosis.modelarts.messages import CATALOGUE
 from diagnosis.modelarts.parse.job import Job, parse_job_page
 from diagnosis.modelarts.routes import SEARCH_PAGE_SIZE

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Sequence
 from datetime import timedelta
 from typing import Any
 
-from diagnosis.evidence.source import Answer
+from diagnosis.evidence.answer import Answer
 from diagnosis.modelarts.parse.events import parse_events
 from diagnosis.modelarts.parse.job import Job
 from diagnosis.modelarts.parse.preview import Preview, parse_preview

@@ -6,7 +6,7 @@ LOW when nothing names a cause: what was collected and what to fetch next, never
 
 from __future__ import annotations
 
-from diagnosis.evidence.source import Answer
+from diagnosis.evidence.answer import Answer
 from diagnosis.modelarts.parse.job import Job
 from diagnosis.modelarts.signals import shorten
 from diagnosis.modelarts.workflow.compose import inline

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from diagnosis.evidence.source import Answer
+from diagnosis.evidence.answer import Answer
 from diagnosis.modelarts.messages import CATALOGUE
 from diagnosis.modelarts.parse.job import Job
 from diagnosis.modelarts.parse.preview import Preview

@@ -8,7 +8,7 @@ import asyncio
 from collections.abc import Sequence
 from datetime import UTC, timedelta
 
-from diagnosis.evidence.source import Answer
+from diagnosis.evidence.answer import Answer
 from diagnosis.logs.scan import scan_text
 from diagnosis.modelarts.messages import format_duration
 from diagnosis.modelarts.parse.job import Job

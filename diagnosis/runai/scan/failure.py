@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from diagnosis.evidence.source import Answer
+from diagnosis.evidence.answer import Answer
 from diagnosis.models import Diagnosis, Evidence, Outcome, Target
 from diagnosis.render.i18n import Translator
 from diagnosis.runai.scan.listing import describe_list_failure

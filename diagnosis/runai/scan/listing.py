@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from diagnosis.evidence.source import Answer
+from diagnosis.evidence.answer import Answer
 from diagnosis.render.i18n import Translator
 from diagnosis.runai import parse
 from diagnosis.runai.paging import Paged, read_pages

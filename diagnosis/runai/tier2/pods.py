@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
-from diagnosis.evidence.source import Answer
+from diagnosis.evidence.answer import Answer
 from diagnosis.render.i18n import Translator
 from diagnosis.runai import k8s_views, parse
 from diagnosis.runai.signals import from_k8s_events, from_k8s_pod, from_log_findings

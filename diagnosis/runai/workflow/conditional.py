@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 
-from diagnosis.evidence.source import Answer
+from diagnosis.evidence.answer import Answer
 from diagnosis.models import Diagnosis
 from diagnosis.render.i18n import Translator
 from diagnosis.runai.contexts import Unmapped

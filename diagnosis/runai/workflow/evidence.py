@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime
 
-from diagnosis.evidence.source import Answer
+from diagnosis.evidence.answer import Answer
 from diagnosis.models import Diagnosis
 from diagnosis.runai import parse
 from diagnosis.runai.paging import HISTORY_PAGE_SIZE, Paged, all_older_than, history_created_at, read_pages

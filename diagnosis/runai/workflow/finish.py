@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from diagnosis.evidence.source import Answer
+from diagnosis.evidence.answer import Answer
 from diagnosis.models import Category, Confidence, Diagnosis, Evidence, Outcome, Question, Route
 from diagnosis.runai.signals import quote
 from diagnosis.runai.workflow.state import State

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from diagnosis.evidence.source import Answer
+from diagnosis.evidence.answer import Answer
 from diagnosis.models import DiagnoseRequest, Diagnosis, Evidence, Target
 from diagnosis.render.i18n import Translator
 from diagnosis.runai import parse

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 
-from diagnosis.evidence.source import Answer
+from diagnosis.evidence.answer import Answer
 from diagnosis.models import Diagnosis, Evidence
 from diagnosis.runai import parse
 from diagnosis.runai.paging import Paged, event_items, read_event_pages
