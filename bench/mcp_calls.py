@@ -28,8 +28,8 @@ from typing import Any
 from mcp import Client, StdioServerParameters
 
 from cli.demo import write_kubeconfig
+from diagnosis.bundle import Bundle
 from diagnosis.evidence.bundles import load_bundle
-from diagnosis.models import Bundle
 from simulator.server import SimServer
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -38,9 +38,9 @@ from bench.harness import BenchResult, Check, project_root, worked_examples_dir
 from bench.rounds_model import Call, minimum_rounds
 from cli.demo import DEMO_ACCESS_KEY, DEMO_SECRET_KEY, write_kubeconfig
 from diagnosis import engine
+from diagnosis.bundle import Bundle
 from diagnosis.evidence.bundles import load_bundle
 from diagnosis.evidence.http.retrying import RetryPolicy
-from diagnosis.models import Bundle
 from simulator.server import Received, SimServer
 
 DEFAULT_LATENCY_SECONDS = 0.1

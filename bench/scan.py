@@ -35,12 +35,13 @@ from typing import Any
 
 from bench.harness import BenchResult, Check, project_root
 from cli.demo import DEMO_ACCESS_KEY, DEMO_SECRET_KEY, platform_environment
+from diagnosis.bundle import Bundle
 from diagnosis.evidence.bundles import load_bundle
 from diagnosis.evidence.http.throttle import Throttle
 from diagnosis.modelarts import client as modelarts_client
 from diagnosis.modelarts.routes import SEARCH_PAGE_SIZE
 from diagnosis.modelarts.scan import DEFAULT_CONCURRENCY, ScanResult, run_scan
-from diagnosis.models import Bundle, Exchange
+from diagnosis.models import Exchange
 from diagnosis.scan import ScanProgress
 from simulator.server import Fault, SimServer
 

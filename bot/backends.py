@@ -21,9 +21,10 @@ from typing import Any, Protocol, Unpack
 
 from bot.grammar import IDENTIFIER_KEYS, RequestDraft
 from diagnosis import engine
+from diagnosis.bundle import Bundle
 from diagnosis.engine import LiveOptions
 from diagnosis.evidence.bundles import BundleError, BundleUnsafe, load_bundle
-from diagnosis.models import Bundle, Choice, DiagnoseRequest, Diagnosis, Exchange
+from diagnosis.models import Choice, DiagnoseRequest, Diagnosis, Exchange
 from diagnosis.scan import DiagnosedJob, ScanObserver, ScanProgress, ScanScope
 
 __all__ = ["ScanObserver", "ScanProgress", "ScanScope"]

@@ -19,8 +19,9 @@ from pathlib import Path
 
 import diagnosis
 from diagnosis import engine
+from diagnosis.bundle import Bundle
 from diagnosis.masking import mask_root_logging
-from diagnosis.models import Bundle, Diagnosis
+from diagnosis.models import Diagnosis
 from diagnosis.render import render_markdown
 from simulator.server import SimServer, load_bundle_pairs
 

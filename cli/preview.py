@@ -20,7 +20,8 @@ from blocks.report import report_message
 from cli.main import UsageError, run_async
 from cli.support import read_bundle
 from diagnosis import engine
-from diagnosis.models import Bundle, Diagnosis
+from diagnosis.bundle import Bundle
+from diagnosis.models import Diagnosis
 from diagnosis.render.charts.memory import render_memory_chart
 
 # What a button's value would hold in Slack (a thread reference); never shown.

@@ -9,8 +9,9 @@ import sys
 from collections.abc import Callable
 
 from cli.main import UsageError
+from diagnosis.bundle import Bundle
 from diagnosis.evidence.bundles import BundleError, load_bundle
-from diagnosis.models import Bundle, Platform
+from diagnosis.models import Platform
 from diagnosis.render import QueryError, apply_query
 from diagnosis.scan import ScanResultBase
 

@@ -1,4 +1,4 @@
-"""The JSON Schemas of the two contracts, generated from the pydantic models in diagnosis.models.
+"""The JSON Schemas of the two contracts, generated from the pydantic models (diagnosis.models, diagnosis.bundle).
 
 The committed files under `diagnosis/schemas/` are this module's output; a test fails when they
 differ from what the models generate. After changing a model, regenerate them:
@@ -19,7 +19,9 @@ from pathlib import Path
 from pydantic import BaseModel
 from pydantic.json_schema import GenerateJsonSchema, JsonDict
 
-from diagnosis.models import OMITTED_WHEN_UNKNOWN, Bundle, Diagnosis
+from diagnosis.bundle import Bundle
+from diagnosis.contract_base import OMITTED_WHEN_UNKNOWN
+from diagnosis.models import Diagnosis
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
 DRAFT = "https://json-schema.org/draft/2020-12/schema"

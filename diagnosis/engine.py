@@ -16,13 +16,14 @@ from typing import Protocol, TypedDict, Unpack
 
 from pydantic_settings import BaseSettings
 
+from diagnosis.bundle import Bundle
 from diagnosis.evidence.http.retrying import RetryPolicy
 from diagnosis.evidence.http.throttle import Throttle
 from diagnosis.evidence.routes import RouteTable
 from diagnosis.evidence.series import SeriesReading
 from diagnosis.evidence.source import Recorder, Source
 from diagnosis.masking import mask_diagnosis
-from diagnosis.models import Bundle, DiagnoseRequest, Diagnosis, Exchange, Platform
+from diagnosis.models import DiagnoseRequest, Diagnosis, Exchange, Platform
 from diagnosis.scan import DiagnosedJob, ScanObserver, ScanResultBase, ScanScope
 
 DEFAULT_LANG: dict[str, str] = {"modelarts": "zh", "runai": "en"}

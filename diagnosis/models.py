@@ -1,12 +1,13 @@
-"""The two contracts that cross the product's edges: `diagnosis/v1` and `evidence-bundle/v1`."""
+"""The contract that crosses the product's edges, `diagnosis/v1`, its vocabulary (platforms,
+outcomes, categories) and the recorded exchange."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
-from pydantic.json_schema import JsonDict
+from pydantic import ConfigDict, Field
+
+from diagnosis.contract_base import InputModel, ProductModel, keys_where_known, omitted_when_unknown, unset
 
 Platform = Literal["modelarts", "runai"]
 Outcome = Literal[
@@ -29,7 +30,7 @@ Outcome = Literal[
 # Outcomes that say the platform was never properly asked: no diagnosis of the job at all.
 FAILURE_OUTCOMES: frozenset[str] = frozenset({"unreachable", "auth_failed"})
 Route = Literal["preempted", "pending_scheduling"]
-# The runbook's Run:ai taxonomy; ModelArts adds its own categories after it.
+# The Run:ai failure categories; ModelArts adds its own after them.
 RunaiCategory = Literal[
     "OOM_KILLED",
     "IMAGE_PULL_FAILED",
@@ -72,65 +73,10 @@ CATEGORY_PRECEDENCE: tuple[Category, ...] = (
 )
 
 
-# Marks a property that the JSON leaves out when unknown; diagnosis.contract_schemas takes it out
-# of `required` (and drops the mark) when it writes the schema files.
-OMITTED_WHEN_UNKNOWN = "x-omitted-when-unknown"
-
-
-def _omitted_when_unknown(schema: JsonDict) -> None:
-    """JSON Schema of an optional field that the JSON leaves out when unknown, never `null`."""
-    branches = schema.pop("anyOf", None)
-    if isinstance(branches, list):
-        kept = [branch for branch in branches if branch != {"type": "null"}]
-        if len(kept) == 1 and isinstance(kept[0], dict):
-            schema.update(kept[0])
-        else:
-            schema["anyOf"] = kept
-    schema.pop("default", None)
-    schema[OMITTED_WHEN_UNKNOWN] = True
-
-
-def _open_to_readers(schema: JsonDict, model: type[BaseModel] | None = None) -> None:
-    """The contracts let a reader meet keys it does not know (a later version may add some), so the
-    schemas stay open even though the models themselves write and accept only declared fields."""
-    schema["additionalProperties"] = True
-
-
-class _Model(BaseModel):
-    """What the product writes: declared fields only (anything else is a programming error).
-
-    The JSON Schemas describe what the product writes: a field with a default is always
-    written (null or empty when unknown), so it is required there unless marked above."""
-
-    model_config = ConfigDict(
-        extra="forbid",
-        populate_by_name=True,
-        json_schema_serialization_defaults_required=True,
-        json_schema_extra=_open_to_readers,
-    )
-
-
-class _InputModel(_Model):
-    """What the product reads from outside (a bundle file): evidence-bundle/v1 allows further keys,
-    which are read past and not kept."""
-
-    model_config = ConfigDict(extra="ignore")
-
-
-def _unset(value: object) -> bool:
-    return value is None
-
-
-def _keys_where_known(schema: JsonDict, model: type[BaseModel]) -> None:
-    """JSON Schema of an object whose keys are each present only where known (null allowed)."""
-    schema.pop("required", None)
-    _open_to_readers(schema)
-
-
-class Target(_Model):
+class Target(ProductModel):
     """The resolved job, with each key where known (Run:ai and ModelArts use different ones)."""
 
-    model_config = ConfigDict(json_schema_extra=_keys_where_known)
+    model_config = ConfigDict(json_schema_extra=keys_where_known)
 
     workload_id: str | None = None
     job_id: str | None = None
@@ -143,57 +89,55 @@ class Target(_Model):
     phase: str | None = None
     # Run:ai `wrong_cluster`: the cluster the request named (`cluster_id` is the workload's own).
     asked_cluster_id: str | None = Field(
-        default=None, exclude_if=_unset, json_schema_extra=_omitted_when_unknown
+        default=None, exclude_if=unset, json_schema_extra=omitted_when_unknown
     )
 
 
 EvidenceRole = Literal["consequence"]
 
 
-class Evidence(_Model):
+class Evidence(ProductModel):
     source: str
     field: str | None = None
     text: str
     value: float | int | str | None = None
     # "consequence": a failure that usually follows another one, quoted apart from the cause.
-    role: EvidenceRole | None = Field(
-        default=None, exclude_if=_unset, json_schema_extra=_omitted_when_unknown
-    )
+    role: EvidenceRole | None = Field(default=None, exclude_if=unset, json_schema_extra=omitted_when_unknown)
 
 
-class Measurements(_Model):
+class Measurements(ProductModel):
     """Each key only when it was measured (`to_json_dict` drops the unknown ones)."""
 
-    memory_request_bytes: int | None = Field(default=None, json_schema_extra=_omitted_when_unknown)
-    memory_limit_bytes: int | None = Field(default=None, json_schema_extra=_omitted_when_unknown)
-    memory_peak_bytes: int | None = Field(default=None, json_schema_extra=_omitted_when_unknown)
-    exit_code: int | None = Field(default=None, json_schema_extra=_omitted_when_unknown)
-    restart_count: int | None = Field(default=None, json_schema_extra=_omitted_when_unknown)
+    memory_request_bytes: int | None = Field(default=None, json_schema_extra=omitted_when_unknown)
+    memory_limit_bytes: int | None = Field(default=None, json_schema_extra=omitted_when_unknown)
+    memory_peak_bytes: int | None = Field(default=None, json_schema_extra=omitted_when_unknown)
+    exit_code: int | None = Field(default=None, json_schema_extra=omitted_when_unknown)
+    restart_count: int | None = Field(default=None, json_schema_extra=omitted_when_unknown)
 
 
-class Recurrence(_Model):
+class Recurrence(ProductModel):
     count: int = Field(ge=0)
     window: str
     recurring: bool
 
 
-class Recommendation(_Model):
+class Recommendation(ProductModel):
     text: str
     changes_resources: bool
 
 
-class Choice(_Model):
+class Choice(ProductModel):
     value: str
     label: str
 
 
-class Question(_Model):
+class Question(ProductModel):
     key: str
     prompt: str
-    choices: list[Choice] | None = Field(default=None, json_schema_extra=_omitted_when_unknown)
+    choices: list[Choice] | None = Field(default=None, json_schema_extra=omitted_when_unknown)
 
 
-class Diagnosis(_Model):
+class Diagnosis(ProductModel):
     schema_: Literal["diagnosis/v1"] = Field(default="diagnosis/v1", alias="schema")
     platform: Platform
     target: Target = Field(default_factory=Target)
@@ -225,18 +169,18 @@ class Diagnosis(_Model):
         return data
 
 
-class Exchange(_InputModel):
+class Exchange(InputModel):
     """One API answer: JSON in `body`, or plain text (pod logs) in `text`."""
 
     op: str
     args: dict[str, Any] = Field(default_factory=dict)
     status: int = Field(ge=100, le=599)
     # Left out when the answer was text (`to_json_dict`).
-    body: Any = Field(default=None, json_schema_extra=_omitted_when_unknown)
-    text: str | None = Field(default=None, json_schema_extra=_omitted_when_unknown)
+    body: Any = Field(default=None, json_schema_extra=omitted_when_unknown)
+    text: str | None = Field(default=None, json_schema_extra=omitted_when_unknown)
 
 
-class DiagnoseRequest(_Model):
+class DiagnoseRequest(ProductModel):
     """The identifiers a user gave, named as the CLI flags and slash-command keys."""
 
     platform: Platform
@@ -255,71 +199,3 @@ class DiagnoseRequest(_Model):
     def identifiers(self) -> dict[str, str]:
         data = self.model_dump(exclude_none=True, exclude={"platform"})
         return {k: str(v) for k, v in data.items() if not isinstance(v, dict | list)}
-
-
-class ExpectedRecurrence(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    count: int = Field(ge=0)
-    recurring: bool
-    window: str
-
-
-class RobustnessCase(BaseModel):
-    """A recorded answer field the real API does not return (checked against the official SDK's
-    response models): kept on purpose, to show the product reads it when it is there."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    op: str = Field(min_length=1)
-    # JSON paths in the answer, list items written `[]` (`events[].info`); a path covers its children.
-    fields: list[str] = Field(min_length=1)
-    reason: str = Field(min_length=1)
-
-
-class Expected(BaseModel):
-    """The verdict a test bundle carries with it: what replaying the bundle must give.
-
-    Only the fields a bundle states are compared (`"category": null` states that there is none; a
-    field left out is not compared). `signature_contains` is a part of the signature, `signature`
-    all of it. `reason` says which rule row or platform rule the verdict rests on.
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    outcome: Outcome
-    route: Route | None = None
-    category: Category | None = None
-    confidence: Confidence | None = None
-    fault_level: FaultLevel | None = None
-    signature: str | None = None
-    signature_contains: str | None = None
-    exit_code: int | None = None
-    recurrence: ExpectedRecurrence | None = None
-    calls: list[str] | None = None
-    reason: str = Field(min_length=1)
-    # Fields of the recorded answers that the real API does not return (see RobustnessCase).
-    robustness: list[RobustnessCase] = Field(default_factory=list)
-
-
-class Bundle(_InputModel):
-    schema_: Literal["evidence-bundle/v1"] = Field(default="evidence-bundle/v1", alias="schema")
-    platform: Platform
-    captured_at: datetime
-    request: dict[str, Any] = Field(default_factory=dict)
-    # A test bundle's own expected verdict (the evidence-bundle schema allows extra top-level
-    # properties; a captured bundle has none).
-    expected: Expected | None = Field(default=None, json_schema_extra=_omitted_when_unknown)
-    exchanges: list[Exchange] = Field(default_factory=list)
-
-    def to_json_dict(self) -> dict[str, Any]:
-        data = self.model_dump(mode="json", by_alias=True, exclude_none=False)
-        if data.get("expected") is None:
-            data.pop("expected", None)
-        for exchange in data["exchanges"]:
-            if exchange.get("text") is None:
-                exchange.pop("text", None)
-            if exchange.get("body") is None and "text" in exchange:
-                exchange.pop("body", None)
-        data["captured_at"] = self.captured_at.strftime("%Y-%m-%dT%H:%M:%SZ")
-        return data

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from diagnosis.models import Bundle
+from diagnosis.bundle import Bundle
 
 DEMO_ACCESS_KEY = "DEMOACCESSKEY0000000"
 DEMO_SECRET_KEY = "demo-secret-key-for-the-simulator"

@@ -21,10 +21,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from diagnosis.bundle import Bundle
 from diagnosis.evidence.bundles import BundleError, BundleUnsafe, load_bundle
 from diagnosis.evidence.matching import find_exchange
 from diagnosis.evidence.routes import Route, RouteTable
-from diagnosis.models import Bundle, Exchange
+from diagnosis.models import Exchange
 from simulator.runai_planes import Plane
 
 TOKEN_PATH = "/api/v1/token"

@@ -10,10 +10,11 @@ from typing import Any
 import httpx
 from pydantic import ValidationError
 
+from diagnosis.bundle import Bundle
 from diagnosis.evidence.matching import find_exchange
 from diagnosis.evidence.routes import RouteTable
 from diagnosis.evidence.source import NotRecorded
-from diagnosis.models import Bundle, Exchange
+from diagnosis.models import Exchange
 
 MAX_BUNDLE_BYTES = 256 * 1024 * 1024
 # Deeper than any platform answer nests (Kubernetes objects, the deepest, stay well under 40): a

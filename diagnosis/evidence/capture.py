@@ -7,9 +7,10 @@ import os
 from datetime import datetime
 from pathlib import Path
 
+from diagnosis.bundle import Bundle
 from diagnosis.evidence.source import Recorder
 from diagnosis.masking import mask_obj
-from diagnosis.models import Bundle, DiagnoseRequest
+from diagnosis.models import DiagnoseRequest
 
 
 def build_bundle(request: DiagnoseRequest, recorder: Recorder, *, captured_at: datetime) -> Bundle:

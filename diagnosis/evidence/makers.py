@@ -14,10 +14,10 @@ from typing import Any, TypeVar
 
 import httpx
 
+from diagnosis.bundle import Bundle
 from diagnosis.evidence.bundles import BundleTransport
 from diagnosis.evidence.http.readonly import AllowedPost, ReadOnlyGuard
 from diagnosis.evidence.routes import RouteTable
-from diagnosis.models import Bundle
 
 SourceT = TypeVar("SourceT")
 

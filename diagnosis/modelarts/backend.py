@@ -7,6 +7,7 @@ from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from typing import Unpack
 
+from diagnosis.bundle import Bundle
 from diagnosis.engine import LiveOptions, PlatformBackend
 from diagnosis.evidence.makers import accepted_options, single_source
 from diagnosis.evidence.routes import RouteTable
@@ -18,7 +19,7 @@ from diagnosis.modelarts.logurl import fetch_log_url
 from diagnosis.modelarts.messages import LANGUAGES
 from diagnosis.modelarts.routes import ROUTES
 from diagnosis.modelarts.workflow import diagnose as run_workflow
-from diagnosis.models import Bundle, DiagnoseRequest, Diagnosis, Exchange, Platform
+from diagnosis.models import DiagnoseRequest, Diagnosis, Exchange, Platform
 from diagnosis.scan import DiagnosedJob, ScanObserver, ScanScope
 
 __all__ = ["BACKEND", "ModelArtsBackend"]

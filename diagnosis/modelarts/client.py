@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import httpx
 
+from diagnosis.bundle import Bundle
 from diagnosis.evidence.http.readonly import ReadOnlyGuard
 from diagnosis.evidence.http.retrying import Retrying, RetryPolicy
 from diagnosis.evidence.http.throttle import Throttle
@@ -24,7 +25,6 @@ from diagnosis.modelarts import project, temporary_keys
 from diagnosis.modelarts.routes import READ_ONLY_POSTS, ROUTES
 from diagnosis.modelarts.settings import DEFAULT_REGION, ConfigError, endpoint_for
 from diagnosis.modelarts.signer import AkSkAuth
-from diagnosis.models import Bundle
 
 __all__ = ["ConfigError", "SourceMaker", "build_client", "live_sources", "replay_sources"]
 

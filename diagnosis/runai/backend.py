@@ -7,12 +7,13 @@ from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from typing import Unpack
 
+from diagnosis.bundle import Bundle
 from diagnosis.engine import LiveOptions, NotOffered, PlatformBackend
 from diagnosis.evidence.makers import accepted_options, single_source
 from diagnosis.evidence.routes import RouteTable
 from diagnosis.evidence.series import SeriesReading
 from diagnosis.evidence.source import Recorder, Source
-from diagnosis.models import Bundle, DiagnoseRequest, Diagnosis, Exchange, Platform
+from diagnosis.models import DiagnoseRequest, Diagnosis, Exchange, Platform
 from diagnosis.runai import client, series, workflow
 from diagnosis.runai.messages import LANGUAGES
 from diagnosis.runai.routes import ROUTES

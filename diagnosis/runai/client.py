@@ -14,13 +14,13 @@ from typing import Any
 
 import httpx
 
+from diagnosis.bundle import Bundle
 from diagnosis.evidence.http.readonly import AllowedPost, ReadOnlyGuard
 from diagnosis.evidence.http.retrying import Retrying, RetryPolicy
 from diagnosis.evidence.http.throttle import Throttle
 from diagnosis.evidence.http.transport import environment_proxy, real_transport
 from diagnosis.evidence.makers import replay_client
 from diagnosis.evidence.source import CallLog, HttpSource, Recorder
-from diagnosis.models import Bundle
 from diagnosis.runai.auth import RunaiTokenAuth, TokenFailureTransport
 from diagnosis.runai.contexts import Unmapped, tier2_context
 from diagnosis.runai.k8s import KubeAccess, KubeUnavailable, load_kube_access

@@ -18,8 +18,9 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, ToolAnnotations
 
 from diagnosis import engine
+from diagnosis.bundle import Bundle
 from diagnosis.evidence.source import Source
-from diagnosis.models import Bundle, DiagnoseRequest, Diagnosis
+from diagnosis.models import DiagnoseRequest, Diagnosis
 from diagnosis.render import render_markdown, render_scan_markdown
 from diagnosis.scan import ScanProgress, ScanResultBase, ScanScope
 from mcp_face.access import Caller, Scope, target_scope

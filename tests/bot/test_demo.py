@@ -16,7 +16,7 @@ from bot.grammar import RequestDraft
 from bot.state.store import StateStore
 from cli.bot import BUILTIN_BUNDLES
 from diagnosis import engine
-from diagnosis.models import Bundle
+from diagnosis.bundle import Bundle
 from playground.slack_api import Call, SlackApiStandIn
 from tests.bot.harness import running_bot
 

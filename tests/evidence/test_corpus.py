@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from diagnosis import engine
+from diagnosis.bundle import Bundle, Expected
 from diagnosis.evidence.bundles import load_bundle
-from diagnosis.models import Bundle, Expected
 from tests.conftest import ROOT
 
 CORPUS = sorted(

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from diagnosis.bundle import Bundle
 from diagnosis.evidence.bundles import load_bundle, parse_bundle
-from diagnosis.models import Bundle
 from simulator.server import SimServer
 from tests.mcp_face.helpers import (
     MODELARTS_AK,

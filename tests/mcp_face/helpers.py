@@ -23,7 +23,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, TextContent
 
-from diagnosis.models import Bundle
+from diagnosis.bundle import Bundle
 from simulator.server import SimServer
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from diagnosis.bundle import Bundle
 from diagnosis.evidence.bundles import load_bundle
-from diagnosis.models import Bundle
 from simulator.server import SimServer
 from tests.mcp_face.helpers import (
     MODELARTS_EXAMPLES,

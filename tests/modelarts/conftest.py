@@ -13,8 +13,9 @@ import jsonschema
 import pytest
 
 from diagnosis import engine
+from diagnosis.bundle import Bundle
 from diagnosis.evidence.bundles import load_bundle, parse_bundle
-from diagnosis.models import Bundle, Diagnosis
+from diagnosis.models import Diagnosis
 from tests.conftest import EXAMPLES as EXAMPLES  # the worked examples, for the ModelArts tests
 
 HERE = Path(__file__).resolve().parent

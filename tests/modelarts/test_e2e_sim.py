@@ -13,12 +13,13 @@ import pytest
 
 from cli.main import main
 from diagnosis import engine
+from diagnosis.bundle import Bundle
 from diagnosis.evidence.bundles import load_bundle
 from diagnosis.evidence.http.retrying import RetryPolicy
 from diagnosis.evidence.http.throttle import Throttle
 from diagnosis.modelarts import client as modelarts_client
 from diagnosis.modelarts.scan import run_scan
-from diagnosis.models import Bundle, Diagnosis, Exchange
+from diagnosis.models import Diagnosis, Exchange
 from simulator.server import Fault, SimServer
 from tests.modelarts.conftest import (
     BUNDLES,

@@ -21,12 +21,12 @@ from typing import Any
 import httpx
 import pytest
 
+from diagnosis.bundle import Bundle
 from diagnosis.evidence.bundles import load_bundle
 from diagnosis.evidence.source import HttpSource
 from diagnosis.modelarts.client import build_client
 from diagnosis.modelarts.routes import EVENTS_PAGE_SIZE, ROUTES, SEARCH_PAGE_SIZE
 from diagnosis.modelarts.signer import AkSkAuth
-from diagnosis.models import Bundle
 from tests.modelarts import official_sdk as official
 
 AK = "AKTESTEXAMPLE0000000"

@@ -12,11 +12,12 @@ import pytest
 from huaweicloudsdkcore.auth.internal import IamHelper
 from huaweicloudsdkcore.http.http_config import HttpConfig
 
+from diagnosis.bundle import Bundle
 from diagnosis.evidence.routes import Route, RouteTable
 from diagnosis.modelarts import credentials, project
 from diagnosis.modelarts.project import IAM_ENDPOINTS, ProjectLookupError, iam_endpoint_for
 from diagnosis.modelarts.temporary_keys import find_live
-from diagnosis.models import Bundle, Exchange
+from diagnosis.models import Exchange
 from simulator.server import SimServer
 from tests.modelarts import official_sdk as official
 

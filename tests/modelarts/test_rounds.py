@@ -11,9 +11,9 @@ import pytest
 
 from bench.rounds_model import Call, minimum_rounds
 from diagnosis import engine
+from diagnosis.bundle import Bundle
 from diagnosis.evidence.bundles import load_bundle
 from diagnosis.modelarts.backend import BACKEND
-from diagnosis.models import Bundle
 from tests.modelarts.conftest import BUNDLES as TEST_BUNDLES
 from tests.modelarts.conftest import DEMO_BUNDLES, variant
 from tests.runai.round_gate import RoundGate

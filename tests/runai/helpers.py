@@ -6,8 +6,9 @@ import asyncio
 from pathlib import Path
 
 from diagnosis import engine
+from diagnosis.bundle import Bundle
 from diagnosis.evidence.bundles import load_bundle
-from diagnosis.models import Bundle, Diagnosis
+from diagnosis.models import Diagnosis
 from tests.conftest import EXAMPLES, ROOT
 
 DEMO_BUNDLES = ROOT / "diagnosis" / "examples" / "runai"

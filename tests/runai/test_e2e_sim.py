@@ -13,10 +13,11 @@ import pytest
 
 from cli.main import main
 from diagnosis import engine
+from diagnosis.bundle import Bundle
 from diagnosis.evidence.bundles import load_bundle
 from diagnosis.evidence.capture import build_bundle, write_bundle
 from diagnosis.evidence.http.retrying import RetryPolicy
-from diagnosis.models import Bundle, Diagnosis
+from diagnosis.models import Diagnosis
 from diagnosis.render.charts.figure import png_size
 from simulator.server import Fault, SimServer
 from tests.runai.helpers import DEMO_BUNDLES, WORKED_RUNAI

@@ -22,8 +22,8 @@ import httpx
 import pytest
 
 from diagnosis import engine
+from diagnosis.bundle import Bundle
 from diagnosis.evidence.bundles import BundleTransport, load_bundle, parse_bundle
-from diagnosis.models import Bundle
 from diagnosis.runai.auth import RunaiTokenAuth
 from diagnosis.runai.routes import ROUTES, is_k8s_op, spec_variant_for_type
 from tests.conftest import ROOT

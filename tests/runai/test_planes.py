@@ -19,8 +19,9 @@ import httpx
 import pytest
 
 from diagnosis import engine
+from diagnosis.bundle import Bundle
 from diagnosis.evidence.bundles import load_bundle
-from diagnosis.models import Bundle, Diagnosis
+from diagnosis.models import Diagnosis
 from diagnosis.runai.routes import SPEC_VARIANTS
 from simulator.runai_planes import PLANES, Plane
 from simulator.server import Received, SimServer

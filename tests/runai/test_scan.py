@@ -16,9 +16,9 @@ import pytest
 
 from cli.main import main
 from cli.runai import ProgressBar
+from diagnosis.bundle import Bundle
 from diagnosis.evidence.bundles import parse_bundle
 from diagnosis.evidence.http.retrying import RetryPolicy
-from diagnosis.models import Bundle
 from diagnosis.render.charts.figure import png_size
 from diagnosis.runai import client as runai_client
 from diagnosis.runai.scan import run as scan_module

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from diagnosis.bundle import Bundle
 from diagnosis.contract_schemas import SCHEMA_DIR
 from diagnosis.evidence.bundles import BundleError, load_bundle, parse_bundle
-from diagnosis.models import Bundle
 from tests.masking_corpus import PlantedSecret
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -38,11 +38,12 @@ from blocks.report import report_message
 from bot.grammar import DiagnoseCommand, UsageProblem, parse_command
 from bot.mentions import parse_follow_up, parse_mention, strip_mentions
 from diagnosis import engine
+from diagnosis.bundle import Bundle
 from diagnosis.contract_schemas import SCHEMA_DIR
 from diagnosis.evidence.bundles import BundleError, load_bundle, parse_bundle
 from diagnosis.logs.scan import scan_stream
 from diagnosis.masking import mask
-from diagnosis.models import Bundle, Diagnosis
+from diagnosis.models import Diagnosis
 from diagnosis.render import render_markdown
 from tests.blocks.checks import assert_message_within_limits
 from tests.safety.bundles import Scenario

@@ -22,8 +22,9 @@ from markdown_it import MarkdownIt
 
 from blocks.kit import SlackMessage
 from diagnosis import engine
+from diagnosis.bundle import Bundle
 from diagnosis.masking import mask
-from diagnosis.models import Bundle, Diagnosis
+from diagnosis.models import Diagnosis
 from diagnosis.render import render_markdown
 from tests.blocks.checks import assert_message_within_limits
 from tests.safety.bundles import Scenario, plant_text

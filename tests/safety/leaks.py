@@ -26,9 +26,10 @@ from typing import TypeVar
 
 from cli.main import main as cli_main
 from diagnosis import engine
+from diagnosis.bundle import Bundle
 from diagnosis.evidence.capture import build_bundle, write_bundle
 from diagnosis.masking import mask, mask_obj
-from diagnosis.models import Bundle, DiagnoseRequest, Diagnosis
+from diagnosis.models import DiagnoseRequest, Diagnosis
 from tests.bot.harness import ScriptedBackend
 from tests.masking_corpus import PlantedSecret
 from tests.safety.bundles import Plant, Scenario, plant_secrets

@@ -21,11 +21,12 @@ from typing import Any
 from pydantic import SecretStr
 
 from diagnosis import engine
+from diagnosis.bundle import Bundle
 from diagnosis.evidence.http.retrying import RetryPolicy
 from diagnosis.evidence.source import Recorder
 from diagnosis.modelarts.client import bundle_project_id
 from diagnosis.modelarts.settings import DEFAULT_REGION, region_env_name
-from diagnosis.models import Bundle, Diagnosis
+from diagnosis.models import Diagnosis
 from diagnosis.runai.settings import RunaiSettings
 from simulator.server import Fault, SimServer
 

@@ -18,7 +18,7 @@ from bot.backends import BundlesBackend, DiagnosisBackend
 from bot.policy import Policy
 from bot.state.sqlite_store import SqliteStore
 from cli.bot import configure_logging
-from diagnosis.models import Bundle
+from diagnosis.bundle import Bundle
 from playground.slack_api import Call, SlackApiStandIn, running_slack_api
 from tests.bot.harness import BotUnderTest, running_bot
 from tests.safety.outputs import strings_in

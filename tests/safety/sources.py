@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 
 from diagnosis import engine
+from diagnosis.bundle import Bundle
 from diagnosis.evidence.http.readonly import AllowedPost, ReadOnlyGuard
 from diagnosis.evidence.matching import find_exchange
 from diagnosis.evidence.routes import RouteTable
@@ -21,7 +22,7 @@ from diagnosis.evidence.source import CallLog, HttpSource, NotRecorded
 from diagnosis.modelarts.client import bundle_project_id
 from diagnosis.modelarts.routes import READ_ONLY_POSTS
 from diagnosis.modelarts.settings import DEFAULT_REGION
-from diagnosis.models import Bundle, Diagnosis
+from diagnosis.models import Diagnosis
 from diagnosis.runai.source import RunaiSource
 
 Wrap = Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport]

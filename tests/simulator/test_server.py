@@ -8,11 +8,12 @@ from datetime import UTC, datetime
 import httpx
 import pytest
 
+from diagnosis.bundle import Bundle
 from diagnosis.evidence.http.readonly import ReadOnlyGuard
 from diagnosis.evidence.http.retrying import Retrying, RetryPolicy
 from diagnosis.evidence.routes import Route, RouteTable
 from diagnosis.evidence.source import HttpSource
-from diagnosis.models import Bundle, Exchange
+from diagnosis.models import Exchange
 from simulator.server import Fault, SimServer, parse_fault
 
 ROUTES = RouteTable(
