@@ -395,7 +395,7 @@ def _handler_for(sim: SimServer) -> type[BaseHTTPRequestHandler]:
                 self._json(exchange.status, answer)
 
         def _signature_ok(self, parts: Any, body: bytes) -> bool:
-            from diagnosis.modelarts.signer import verify_request
+            from diagnosis.modelarts.signature_check import verify_request
 
             assert sim.modelarts_keys is not None
             access_key, secret_key = sim.modelarts_keys

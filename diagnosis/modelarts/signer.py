@@ -1,135 +1,34 @@
-"""AK/SK request signing for Huawei Cloud APIs (`SDK-HMAC-SHA256`, modelarts-api.md section 5).
+"""AK/SK request signing for Huawei Cloud APIs (`SDK-HMAC-SHA256`).
 
 `AkSkAuth` is an `httpx.Auth`: it puts the query string in canonical order and encoding (so the
 query on the wire is exactly the one signed, as the official SDK does), adds the headers the API
 gateway expects (`X-Sdk-Date`, `X-Project-Id`, `Content-Type`, `X-Security-Token`) and the
-`Authorization` header. `verify_request` recomputes a signature on the receiving side; the
-simulator uses it to answer `401 APIGW.0301` like the real gateway when a signature is wrong.
+`Authorization` header. `signature_check.verify_request` recomputes a signature on the receiving
+side.
 
 The secret key is only ever used as an HMAC key: it is never put in a header, a log or an error.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import re
-from collections.abc import Callable, Generator, Iterable, Mapping
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
-from urllib.parse import quote, unquote
+from datetime import UTC, datetime
 
 import httpx
 
-ALGORITHM = "SDK-HMAC-SHA256"
-DATE_FORMAT = "%Y%m%dT%H%M%SZ"
-EMPTY_BODY_SHA256 = hashlib.sha256(b"").hexdigest()
-UNSIGNED_PAYLOAD = "UNSIGNED-PAYLOAD"
-
-# The gateway refuses a request whose X-Sdk-Date is more than 15 minutes from its clock.
-MAX_CLOCK_SKEW = timedelta(minutes=15)
-
-# Headers this client signs when present (the SDK signs User-Agent too; fewer is allowed as long
-# as every listed header is sent byte-identical).
-SIGNED_HEADER_NAMES = (
-    "content-type",
-    "host",
-    "x-project-id",
-    "x-sdk-content-sha256",
-    "x-sdk-date",
-    "x-security-token",
+from diagnosis.modelarts.canonical import (
+    DATE_FORMAT,
+    SIGNED_HEADER_NAMES,
+    UNSIGNED_PAYLOAD,
+    authorization,
+    canonical_query,
+    canonical_request,
+    header_value,
+    parse_query,
+    signature,
+    string_to_sign,
 )
-
-_AUTHORIZATION = re.compile(
-    r"^SDK-HMAC-SHA256\s+Access=(?P<access>[^,\s]+),\s*SignedHeaders=(?P<signed>[^,\s]+),\s*Signature=(?P<signature>[0-9a-fA-F]+)\s*$"
-)
-
-
-def _encode(text: str) -> str:
-    """Percent-encode everything but the unreserved characters `A-Z a-z 0-9 - _ . ~`."""
-    return quote(text, safe="-_.~")
-
-
-def canonical_uri(path: str) -> str:
-    """The path as sent, decoded once, split on `/`, each segment re-encoded, ending with `/`.
-
-    This is the official SDK's rule (and the gateway's): decoding comes before the split, so an
-    encoded `%2F` inside a path parameter counts as a separator; the path must be the raw one
-    sent on the wire (a literal `%` in a parameter arrives as `%25` and is decoded exactly once).
-    The request itself is sent without the trailing `/`.
-    """
-    segments = [_encode(segment) for segment in unquote(path).split("/")]
-    uri = "/".join(segments)
-    return uri if uri.endswith("/") else uri + "/"
-
-
-def canonical_query(pairs: Iterable[tuple[str, str]]) -> str:
-    """Pairs sorted by raw key then raw value, each side encoded like a path segment."""
-    return "&".join(f"{_encode(key)}={_encode(value)}" for key, value in sorted(pairs))
-
-
-def parse_query(raw_query: str) -> list[tuple[str, str]]:
-    """The (key, value) pairs of a raw query string, percent-decoded; blank values kept."""
-    pairs: list[tuple[str, str]] = []
-    for part in raw_query.split("&"):
-        if not part:
-            continue
-        key, _, value = part.partition("=")
-        pairs.append((unquote(key.replace("+", "%20")), unquote(value.replace("+", "%20"))))
-    return pairs
-
-
-def payload_hash(body: bytes, headers: Mapping[str, str]) -> str:
-    if not body:
-        return EMPTY_BODY_SHA256
-    unsigned = _header(headers, "x-sdk-content-sha256")
-    if unsigned:
-        return unsigned
-    return hashlib.sha256(body).hexdigest()
-
-
-def _header(headers: Mapping[str, str], name: str) -> str | None:
-    for key, value in headers.items():
-        if key.lower() == name:
-            return value
-    return None
-
-
-def canonical_request(
-    *,
-    method: str,
-    path: str,
-    query: str,
-    headers: Mapping[str, str],
-    signed_headers: Iterable[str],
-    body: bytes,
-) -> str:
-    names = sorted(name.lower() for name in signed_headers)
-    header_block = "".join(f"{name}:{(_header(headers, name) or '').strip()}\n" for name in names)
-    return "\n".join(
-        [
-            method.upper(),
-            canonical_uri(path),
-            canonical_query(parse_query(query)),
-            header_block,
-            ";".join(names),
-            payload_hash(body, headers),
-        ]
-    )
-
-
-def string_to_sign(sdk_date: str, canonical: str) -> str:
-    digest = hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-    return f"{ALGORITHM}\n{sdk_date}\n{digest}"
-
-
-def signature(secret_key: str, text_to_sign: str) -> str:
-    return hmac.new(secret_key.encode("utf-8"), text_to_sign.encode("utf-8"), hashlib.sha256).hexdigest()
-
-
-def authorization(access_key: str, signed_headers: Iterable[str], signature_hex: str) -> str:
-    names = ";".join(sorted(name.lower() for name in signed_headers))
-    return f"{ALGORITHM} Access={access_key}, SignedHeaders={names}, Signature={signature_hex}"
 
 
 @dataclass(frozen=True)
@@ -152,7 +51,7 @@ def sign_parts(
     secret_key: str,
 ) -> SignedParts:
     """Sign a fully prepared request: every header of SIGNED_HEADER_NAMES present is signed."""
-    sdk_date = _header(headers, "x-sdk-date")
+    sdk_date = header_value(headers, "x-sdk-date")
     if not sdk_date:
         raise ValueError("X-Sdk-Date is required to sign a request")
     present = {key.lower() for key in headers}
@@ -224,42 +123,3 @@ class AkSkAuth(httpx.Auth):
 def raw_path(url: httpx.URL) -> str:
     """The path of a URL exactly as it is written on the wire (percent-encoding kept, no query)."""
     return url.raw_path.split(b"?", 1)[0].decode("ascii")
-
-
-def verify_request(
-    *,
-    method: str,
-    path: str,
-    query: str,
-    headers: Mapping[str, str],
-    body: bytes,
-    access_key: str,
-    secret_key: str,
-    now: datetime | None = None,
-) -> bool:
-    """Whether a received request carries a valid signature by this AK/SK (as the API gateway checks).
-
-    `path` is the request path as received (percent-encoded or not), `query` the raw query string.
-    With `now`, an `X-Sdk-Date` more than 15 minutes away is refused too.
-    """
-    found = _AUTHORIZATION.match(_header(headers, "authorization") or "")
-    if found is None or not hmac.compare_digest(found.group("access"), access_key):
-        return False
-    sdk_date = _header(headers, "x-sdk-date")
-    if not sdk_date:
-        return False
-    if now is not None:
-        try:
-            signed_at = datetime.strptime(sdk_date, DATE_FORMAT).replace(tzinfo=UTC)
-        except ValueError:
-            return False
-        if abs(now - signed_at) > MAX_CLOCK_SKEW:
-            return False
-    signed = [name for name in found.group("signed").split(";") if name]
-    if any(_header(headers, name) is None for name in signed):
-        return False
-    canonical = canonical_request(
-        method=method, path=path, query=query, headers=headers, signed_headers=signed, body=body
-    )
-    expected = signature(secret_key, string_to_sign(sdk_date, canonical))
-    return hmac.compare_digest(expected, found.group("signature").lower())

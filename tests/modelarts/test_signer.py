@@ -8,7 +8,9 @@ from datetime import UTC, datetime
 import httpx
 import pytest
 
-from diagnosis.modelarts.signer import AkSkAuth, canonical_query, canonical_uri, sign_parts, verify_request
+from diagnosis.modelarts.canonical import canonical_query, canonical_uri
+from diagnosis.modelarts.signature_check import verify_request
+from diagnosis.modelarts.signer import AkSkAuth, sign_parts
 
 AK = "AKTESTEXAMPLE0000000"
 SK = "sk-test-example-secret"
