@@ -41,6 +41,24 @@ class Paged:
     pages: int = 0
 
 
+def _stop_without_list(paged: Paged, answer: Answer, raw: Any) -> None:
+    """A failed call, or an answer without the list: a failure, except a missing or null list
+    after the first page, which ends the listing."""
+    if answer.ok and raw is None:
+        if paged.pages == 0:
+            paged.null_collection = True
+            paged.failure = answer
+        return
+    paged.failure = answer
+
+
+def _add_items(paged: Paged, raw: list[Any], *, collection: str, position: int) -> None:
+    for index, item in enumerate(raw):
+        if isinstance(item, dict):
+            where = f"{collection}[{index}]" if position == 0 else f"{collection}[{index}]@offset={position}"
+            paged.items.append((where, item))
+
+
 async def read_pages(
     source: Fetcher,
     op: str,
@@ -53,43 +71,25 @@ async def read_pages(
     older_than_cut: Callable[[list[Any]], bool] | None = None,
     **args: Any,
 ) -> Paged:
-    """Every page of a list op. The first page asks for offset 0 explicitly, as the runbook does."""
+    """Every page of a list op. The first page asks for offset 0 explicitly."""
     paged = Paged()
     offset = first_offset
     seen: set[int] = set()
     for _ in range(MAX_PAGES):
-        call_args = dict(args)
-        if offset is not None:
-            call_args["offset"] = offset
+        call_args = dict(args) if offset is None else {**args, "offset": offset}
         answer = await source.fetch(op, limit=page_size, **call_args)
-        if not answer.ok:
-            paged.failure = answer
-            return paged
-        body = answer.body if isinstance(answer.body, dict) else None
-        raw = body.get(collection) if body is not None else None
-        if raw is None:
-            if paged.pages == 0:
-                paged.null_collection = True
-                paged.failure = answer
-            return paged
+        body = answer.body if answer.ok and isinstance(answer.body, dict) else {}
+        raw = body.get(collection)
         if not isinstance(raw, list):
-            paged.failure = answer
+            _stop_without_list(paged, answer, raw)
             return paged
         paged.pages += 1
-        position = offset or 0
         kept, capped = within_page_size(raw, page_size)
         if capped:
             note(t("lim.page_items_capped", call=op, kept=page_size, count=len(raw)))
             raw = list(kept)
-        for index, item in enumerate(raw):
-            if isinstance(item, dict):
-                where = (
-                    f"{collection}[{index}]" if position == 0 else f"{collection}[{index}]@offset={position}"
-                )
-                paged.items.append((where, item))
-        if not raw:
-            return paged
-        next_offset = as_int(body.get("next")) if body is not None else None
+        _add_items(paged, raw, collection=collection, position=offset or 0)
+        next_offset = as_int(body.get("next")) if raw else None
         if next_offset is None:
             return paged
         if next_offset in seen or next_offset == offset:
