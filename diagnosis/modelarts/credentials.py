@@ -1,4 +1,5 @@
-"""AK/SK, region and project id, looked up where the Huawei Cloud tools keep them (modelarts-api.md §8).
+"""AK/SK, region and project id, looked up where the Huawei Cloud tools keep them
+(the official SDK: https://github.com/huaweicloud/huaweicloud-sdk-python-v3).
 
 Order, first found wins for each value:
 
@@ -163,6 +164,67 @@ def _select_profile(profiles: list[_Profile], name: str | None) -> _Profile | No
     return None
 
 
+@dataclass(frozen=True, repr=False)
+class _Keys:
+    access_key: str | None
+    secret_key: str | None
+    token: str | None
+    source: str
+
+    @property
+    def complete(self) -> bool:
+        return bool(self.access_key and self.secret_key)
+
+
+def _profile_keys(chosen: _Profile, *, koocli_path: str, file_path: str) -> _Keys:
+    """A KooCLI profile's keys; a ConfigError when it stores them in a form this tool cannot use."""
+    if chosen.encrypted and (chosen.access_key or chosen.secret_key):
+        raise ConfigError(
+            f"the KooCLI profile {chosen.name!r} in {koocli_path} stores its keys encrypted, which this "
+            f"tool cannot read: set {KEY_VARIABLES} (or `ak`/`sk` under [basic] in {file_path})"
+        )
+    if chosen.mode and chosen.mode.upper() != "AKSK":
+        raise ConfigError(
+            f"the KooCLI profile {chosen.name!r} uses {chosen.mode} authentication, which this tool "
+            f"does not support: set {KEY_VARIABLES}"
+        )
+    return _Keys(
+        chosen.access_key, chosen.secret_key, chosen.security_token, f"KooCLI profile {chosen.name!r}"
+    )
+
+
+def _find_keys(
+    settings: ModelArtsSettings,
+    file_values: Mapping[str, str],
+    *,
+    file_path: str,
+    chosen: _Profile | None,
+    koocli_path: str,
+) -> _Keys:
+    """The first complete keys: the environment, the credentials file, then the KooCLI profile."""
+    keys = _Keys(
+        settings.huaweicloud_sdk_ak,
+        settings.secret("huaweicloud_sdk_sk"),
+        settings.secret("huaweicloud_sdk_security_token"),
+        "environment",
+    )
+    if not keys.complete:
+        keys = _Keys(
+            clean(file_values.get("ak")),
+            clean(file_values.get("sk")),
+            clean(file_values.get("security_token")),
+            file_path,
+        )
+    if not keys.complete and chosen is not None:
+        keys = _profile_keys(chosen, koocli_path=koocli_path, file_path=file_path)
+    if not keys.complete:
+        raise NoKeysError(
+            f"no Huawei Cloud access key found: set {KEY_VARIABLES} (or `ak`/`sk` under [basic] in {file_path}; "
+            f"on an ECS or CCE node with an agency, set {METADATA_SETTING}=on)"
+        )
+    return keys
+
+
 def resolve(
     region: str | None = None,
     *,
@@ -182,55 +244,30 @@ def resolve(
 
     fallback = settings.diagnose_modelarts_region or DEFAULT_REGION
     region = check_region(region or (chosen.region if chosen and chosen.region else fallback))
-
-    access_key = settings.huaweicloud_sdk_ak
-    secret_key = settings.secret("huaweicloud_sdk_sk")
-    token = settings.secret("huaweicloud_sdk_security_token")
-    key_source = "environment"
-    iam_endpoint: str | None = None
-    if not (access_key and secret_key):
-        access_key, secret_key = clean(file_values.get("ak")), clean(file_values.get("sk"))
-        token = clean(file_values.get("security_token"))
-        key_source = file_path
-    if not (access_key and secret_key) and chosen is not None:
-        if chosen.encrypted and (chosen.access_key or chosen.secret_key):
-            raise ConfigError(
-                f"the KooCLI profile {chosen.name!r} in {koocli_path} stores its keys encrypted, which this "
-                f"tool cannot read: set {KEY_VARIABLES} (or `ak`/`sk` under [basic] in {file_path})"
-            )
-        if chosen.mode and chosen.mode.upper() != "AKSK":
-            raise ConfigError(
-                f"the KooCLI profile {chosen.name!r} uses {chosen.mode} authentication, which this tool "
-                f"does not support: set {KEY_VARIABLES}"
-            )
-        access_key, secret_key, token = chosen.access_key, chosen.secret_key, chosen.security_token
-        key_source = f"KooCLI profile {chosen.name!r}"
-    if not (access_key and secret_key):
-        raise NoKeysError(
-            f"no Huawei Cloud access key found: set {KEY_VARIABLES} (or `ak`/`sk` under [basic] in {file_path}; "
-            f"on an ECS or CCE node with an agency, set {METADATA_SETTING}=on)"
-        )
+    keys = _find_keys(settings, file_values, file_path=file_path, chosen=chosen, koocli_path=koocli_path)
 
     # The project id comes from the source the keys came from, never another one (a project id of
     # one account signed with another account's keys is refused by the gateway); a KooCLI
     # profile's only for its own region. Without one it is looked up through IAM (find_live).
     project_id: str | None
-    if key_source == "environment":
+    iam_endpoint: str | None = None
+    if keys.source == "environment":
         project_id, project_source = settings.huaweicloud_sdk_project_id, "HUAWEICLOUD_SDK_PROJECT_ID"
-    elif key_source == file_path:
+    elif keys.source == file_path:
         project_id, project_source = clean(file_values.get("project_id")), file_path
         iam_endpoint = clean(file_values.get("iam_endpoint"))
     else:
         assert chosen is not None
         usable = chosen.project_id if chosen.region == region else None
-        project_id, project_source = usable, key_source
+        project_id, project_source = usable, keys.source
+    assert keys.access_key and keys.secret_key
     return Credentials(
-        access_key=access_key,
-        secret_key=secret_key,
-        security_token=token,
+        access_key=keys.access_key,
+        secret_key=keys.secret_key,
+        security_token=keys.token,
         project_id=project_id,
         region=region,
-        key_source=key_source,
+        key_source=keys.source,
         project_source=project_source if project_id else "IAM",
         iam_endpoint=iam_endpoint,
     )
