@@ -46,23 +46,34 @@ def shannon_entropy(text: str) -> float:
     return -sum(count / length * math.log2(count / length) for count in counts.values())
 
 
-def looks_random(value: str, *, context_word: str) -> bool:
-    """A credential rather than a word a diagnosis needs (see the module docstring)."""
-    core = value.rstrip("=")
+def _plainly_not_a_secret(value: str, core: str) -> bool:
+    """Short values, paths, URLs, masks, UUIDs, dotted names, file names, words and word paths."""
     if len(core) < 16 or value.startswith(("/", "./", "~", MASK_PREFIX)) or "://" in value:
-        return False
+        return True
     if _UUID.fullmatch(core) or _DOTTED_NAME.fullmatch(core) or _FILE_NAME.match(core):
-        return False
+        return True
     if _WORDLIKE.fullmatch(core):
-        return False
-    if "/" in core and all(part.isalpha() for part in core.split("/") if part):
-        return False  # a path of words (`team-a/hf-credentials` has a dash, also a word path)
-    if _HEX.fullmatch(core):
-        return context_word.lower() in _HEX_CREDENTIAL_WORDS and len(core) >= 32
+        return True
+    # a path of words (`team-a/hf-credentials` has a dash, also a word path)
+    return "/" in core and all(part.isalpha() for part in core.split("/") if part)
+
+
+def _mixes_character_classes(core: str) -> bool:
+    """Digits with letters, or upper with lower case letters."""
     has_digit = any(char.isdigit() for char in core)
     has_upper = any(char.isupper() for char in core)
     has_lower = any(char.islower() for char in core)
-    if not ((has_digit and (has_upper or has_lower)) or (has_upper and has_lower)):
+    return (has_digit and (has_upper or has_lower)) or (has_upper and has_lower)
+
+
+def looks_random(value: str, *, context_word: str) -> bool:
+    """A credential rather than a word a diagnosis needs (see the module docstring)."""
+    core = value.rstrip("=")
+    if _plainly_not_a_secret(value, core):
+        return False
+    if _HEX.fullmatch(core):
+        return context_word.lower() in _HEX_CREDENTIAL_WORDS and len(core) >= 32
+    if not _mixes_character_classes(core):
         return False
     threshold = min(_MIN_ENTROPY, 0.8 * math.log2(len(core)))
     return shannon_entropy(core) >= threshold

@@ -52,6 +52,76 @@ def _whole_line_word(line: str) -> re.Match[str] | None:
     return word if word is not None and word.end() >= len(line.rstrip("\r")) else None
 
 
+class _WrappedLines:
+    """The masked lines being mended, with the lines that turned out to be the rest of a secret."""
+
+    def __init__(self, raw_lines: list[str], lines: list[str], mask_text: Callable[[str], str]) -> None:
+        self.raw_lines = raw_lines
+        self.lines = lines
+        self.mask_text = mask_text
+        self.dropped: set[int] = set()
+        self.open_kind: str | None = None  # a masked value that ran to the end of the previous line
+
+    def step(self, index: int) -> int:
+        """Mend line `index` and the next one; the index of the line to look at next."""
+        line = self.lines[index].rstrip("\r")
+        marker = _MARKER_KIND.search(line)
+        kind = self.open_kind or (marker.group(1) if marker else None)
+        self.open_kind = None
+        word = _CONTINUATION.match(self.lines[index + 1])
+        if word is None or not wraps(self.raw_lines[index].rstrip("\r"), self.raw_lines[index + 1]):
+            return index + 1
+        if kind is not None:
+            self._value_goes_on(index, kind, word)
+            return index + 1
+        return self._join_cut_token(index, line, word)
+
+    def _value_goes_on(self, index: int, kind: str, word: re.Match[str]) -> None:
+        """The value ran to the end of the line: the next line's first word is its rest."""
+        rest = self.lines[index + 1][word.end() :]
+        if rest.strip():
+            self.lines[index + 1] = f"[MASKED:{kind}]" + rest
+        else:
+            self.dropped.add(index + 1)
+            self.open_kind = kind
+
+    def _words_after(self, index: int, word: re.Match[str]) -> tuple[int, list[str]]:
+        """The first words of the lines a cut token runs on, and the last of those lines."""
+        end = index + 1
+        words = [word.group(0)]
+        while (
+            end + 1 < len(self.lines)
+            and end - index < _MAX_LINES
+            and sum(map(len, words)) < _MAX_JOINED
+            and _whole_line_word(self.lines[end]) is not None
+            and wraps(self.raw_lines[end].rstrip("\r"), self.raw_lines[end + 1])
+            and (following_word := _CONTINUATION.match(self.lines[end + 1])) is not None
+        ):
+            end += 1
+            words.append(following_word.group(0))
+        return end, words
+
+    def _join_cut_token(self, index: int, line: str, word: re.Match[str]) -> int:
+        """A token cut in pieces that no rule knows alone: join it over the lines it runs on."""
+        last = _LAST_WORD.search(line)
+        if last is None or _SHAPE_PREFIX.search(last.group(0)) is None:
+            return index + 1
+        end, words = self._words_after(index, word)
+        hidden = self.mask_text(last.group(0) + "".join(words))
+        if last.group(0)[-4:] + words[0][:4] in hidden:
+            return index + 1
+        self.lines[index] = line[: last.start()] + hidden + ("\r" if self.lines[index].endswith("\r") else "")
+        self.dropped.update(range(index + 1, end))
+        rest = self.lines[end][len(words[-1]) :]
+        if rest.strip():
+            self.lines[end] = rest
+        else:
+            self.dropped.add(end)
+            marker = _MARKER_KIND.search(hidden)
+            self.open_kind = marker.group(1) if marker else None
+        return end
+
+
 def continue_wrapped(raw: str, masked_text: str, mask_text: Callable[[str], str]) -> str:
     """`masked_text` (the masking of `raw`, line for line) with the wrapped parts of secrets masked."""
     if "\n" not in raw:
@@ -60,60 +130,10 @@ def continue_wrapped(raw: str, masked_text: str, mask_text: Callable[[str], str]
     lines = masked_text.split("\n")
     if len(lines) != len(raw_lines):
         return masked_text  # cannot happen (rules keep lines); nothing to align
-    dropped: set[int] = set()  # lines that were nothing but the rest of a secret
-    open_kind: str | None = None  # a masked value that ran to the end of the previous line
+    mending = _WrappedLines(raw_lines, lines, mask_text)
     index = 0
     while index < len(lines) - 1:
-        line = lines[index].rstrip("\r")
-        marker = _MARKER_KIND.search(line)
-        kind = open_kind or (marker.group(1) if marker else None)
-        open_kind = None
-        following = lines[index + 1]
-        word = _CONTINUATION.match(following)
-        if word is None or not wraps(raw_lines[index].rstrip("\r"), raw_lines[index + 1]):
-            index += 1
-            continue
-        if kind is not None:
-            # The value ran to the end of the line: the next line's first word is its rest.
-            rest = following[word.end() :]
-            if rest.strip():
-                lines[index + 1] = f"[MASKED:{kind}]" + rest
-            else:
-                dropped.add(index + 1)
-                open_kind = kind
-            index += 1
-            continue
-        last = _LAST_WORD.search(line)
-        if last is None or _SHAPE_PREFIX.search(last.group(0)) is None:
-            index += 1
-            continue
-        # A token cut in pieces that no rule knows alone: join it over the lines it runs on.
-        end = index + 1
-        words = [word.group(0)]
-        while (
-            end + 1 < len(lines)
-            and end - index < _MAX_LINES
-            and sum(map(len, words)) < _MAX_JOINED
-            and _whole_line_word(lines[end]) is not None
-            and wraps(raw_lines[end].rstrip("\r"), raw_lines[end + 1])
-            and (following_word := _CONTINUATION.match(lines[end + 1])) is not None
-        ):
-            end += 1
-            words.append(following_word.group(0))
-        hidden = mask_text(last.group(0) + "".join(words))
-        if last.group(0)[-4:] + words[0][:4] in hidden:
-            index += 1
-            continue
-        lines[index] = line[: last.start()] + hidden + ("\r" if lines[index].endswith("\r") else "")
-        dropped.update(range(index + 1, end))
-        rest = lines[end][len(words[-1]) :]
-        if rest.strip():
-            lines[end] = rest
-        else:
-            dropped.add(end)
-            marker = _MARKER_KIND.search(hidden)
-            open_kind = marker.group(1) if marker else None
-        index = end
-    if not dropped and lines == masked_text.split("\n"):
+        index = mending.step(index)
+    if not mending.dropped and lines == masked_text.split("\n"):
         return masked_text
-    return "\n".join(line for number, line in enumerate(lines) if number not in dropped)
+    return "\n".join(line for number, line in enumerate(lines) if number not in mending.dropped)
