@@ -37,6 +37,27 @@ NO_START = "the ModelArts byte series has no timestamps and the job's start time
 __all__ = ["METRICS_OP", "memory_series"]
 
 
+def _byte_trace(metric: dict[str, Any], *, task: str, start: datetime) -> MemoryTrace | None:
+    """One per-minute byte metric from the job's start; None when it holds no sample."""
+    name = str(metric.get("metric") or "")
+    samples = []
+    for minute, value in enumerate(metric.get("value") or []):
+        used = byte_count(value)
+        if used is not None:
+            samples.append(MemorySample(start + timedelta(minutes=minute), used))
+    return MemoryTrace(f"{name} ({task})" if task else name, tuple(samples)) if samples else None
+
+
+def _metrics_of(metrics: Sequence[Exchange]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(task, metric) of every answered metrics call."""
+    for exchange in metrics:
+        if exchange.status >= 400 or not isinstance(exchange.body, dict):
+            continue
+        task = str(exchange.args.get("task_id") or "")
+        for metric in _dicts(exchange.body.get("metrics")):
+            yield task, metric
+
+
 def memory_series(exchanges: Sequence[Exchange]) -> SeriesReading:
     """The byte series of the recorded metrics, or why there is nothing to draw."""
     metrics = [exchange for exchange in exchanges if exchange.op == METRICS_OP]
@@ -48,26 +69,18 @@ def memory_series(exchanges: Sequence[Exchange]) -> SeriesReading:
     start = _job_start(exchanges)
     traces: list[MemoryTrace] = []
     percent_only = False
-    for exchange in metrics:
-        if exchange.status >= 400 or not isinstance(exchange.body, dict):
+    for task, metric in _metrics_of(metrics):
+        name = str(metric.get("metric") or "")
+        if name in PERCENT_MEMORY_METRICS:
+            percent_only = True
             continue
-        task = str(exchange.args.get("task_id") or "")
-        for metric in _dicts(exchange.body.get("metrics")):
-            name = str(metric.get("metric") or "")
-            if name in PERCENT_MEMORY_METRICS:
-                percent_only = True
-                continue
-            if not name.lower().endswith("bytes"):
-                continue
-            if start is None:
-                return SeriesReading(None, NO_START)
-            samples = []
-            for minute, value in enumerate(metric.get("value") or []):
-                used = byte_count(value)
-                if used is not None:
-                    samples.append(MemorySample(start + timedelta(minutes=minute), used))
-            if samples:
-                traces.append(MemoryTrace(f"{name} ({task})" if task else name, tuple(samples)))
+        if not name.lower().endswith("bytes"):
+            continue
+        if start is None:
+            return SeriesReading(None, NO_START)
+        trace = _byte_trace(metric, task=task, start=start)
+        if trace is not None:
+            traces.append(trace)
     if traces:
         return SeriesReading(MemorySeries(traces=tuple(traces), source=METRICS_OP))
     return SeriesReading(None, PERCENT_ONLY if percent_only else NO_SAMPLES)

@@ -73,6 +73,20 @@ def _event_key(item: Any) -> tuple[Any, Any] | None:
     return (item.get("time") or item.get("occur_time"), item.get("message") or item.get("info"))
 
 
+def _unseen_events(answers: Sequence[Answer], seen: set[Any]) -> list[Any]:
+    """The events of the further pages not read before, told apart by (time, message)."""
+    events: list[Any] = []
+    for more in answers:
+        if not more.ok or parse_events(more.body) is None:
+            continue
+        for item in more.body.get("events") or [] if isinstance(more.body, dict) else []:
+            key = _event_key(item)
+            if key is not None and key not in seen:
+                seen.add(key)
+                events.append(item)
+    return events
+
+
 async def fetch_events(run: Run, *, level: str | None) -> Answer:
     """`ListTrainingJobEvents` (`limit=100`), then every further page `total` says there is.
 
@@ -95,14 +109,7 @@ async def fetch_events(run: Run, *, level: str | None) -> Answer:
     wanted = range(1, min(pages, MAX_EVENT_PAGES))
     answers = await asyncio.gather(*(run.source.fetch(EVENTS, **args, offset=index) for index in wanted))
     seen = {_event_key(item) for item in events if isinstance(item, dict)}
-    for more in answers:
-        if not more.ok or parse_events(more.body) is None:
-            continue
-        for item in more.body.get("events") or [] if isinstance(more.body, dict) else []:
-            key = _event_key(item)
-            if key is not None and key not in seen:
-                seen.add(key)
-                events.append(item)
+    events += _unseen_events(answers, seen)
     if len(events) < page.total:
         message = "limit.events_cap" if pages > MAX_EVENT_PAGES else "limit.events_incomplete"
         run.limitations.append(
