@@ -1,4 +1,4 @@
-"""Slack's Block Kit limits (shared/reference/slack.md 4.1) and cutting text to fit them."""
+"""Slack's Block Kit limits (https://docs.slack.dev/reference/block-kit/blocks) and cutting text to fit them."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Interactive messages: questions for missing or ambiguous identifiers, their modal, the
 permission Retry button and the ephemeral full-log link.
 
-Rulings S1: a choice's `value` alone identifies it, so the button value / select option value is
+A choice's `value` alone identifies it, so the button value / select option value is
 the choice's value; which pending request it answers is carried in the block id.
 """
 
@@ -182,7 +182,7 @@ def log_link_modal(*, ref: str, lang: str, initial_task: str | None) -> dict[str
 
 
 def log_link_message(url: str, *, job: str, task: str, lang: str) -> SlackMessage:
-    """Ephemeral, to the asker only: the link is a short-lived credential (rulings M2)."""
+    """Ephemeral, to the asker only: the link is a short-lived credential."""
     text = label_mrkdwn("log_link_ready", lang, job=job, task=task)
     link = f"<{escape_mrkdwn(url).replace('|', '%7C')}|{escape_mrkdwn(label('log_link_open', lang))}>"
     return SlackMessage(

@@ -1,5 +1,5 @@
 """Diagnosis → Block Kit report: header, fields, evidence, recurrence, recommendations, limitations,
-next steps, calls. Shows only what the diagnosis holds plus fixed labels (rulings G10).
+next steps, calls. Shows only what the diagnosis holds plus fixed labels.
 
 Limit-aware: every text is cut to its field's limit with a marker, and when the whole message would
 pass 50 blocks or Slack's aggregate text size, the longest list loses items from its end (with a
@@ -92,7 +92,8 @@ class _List:
 
 
 def headline(diagnosis: Diagnosis, *, lang: str) -> str:
-    """`:red_circle: OOM_KILLED · Failed`: the outcome's first line (rulings G13) and the phase."""
+    """`:red_circle: OOM_KILLED · Failed`: the outcome's first line (the category, or what the outcome
+    means) and the phase."""
     phase = diagnosis.target.phase
     values = {
         "category": diagnosis.category or "UNKNOWN",

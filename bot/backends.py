@@ -84,7 +84,7 @@ class DiagnosisBackend(Protocol):
         now: datetime,
         progress: ScanObserver | None = None,
     ) -> dict[str, Any]:
-        """scan/v1 (rulings M13) for a region or a cluster; `progress` hears jobs done / total."""
+        """scan/v1 for a region or a cluster; `progress` hears jobs done / total."""
         ...
 
     async def log_url(self, *, job_id: str, task_id: str, region: str | None) -> str: ...
@@ -188,7 +188,7 @@ class BundlesBackend:
 
     def matches(self, draft: RequestDraft) -> list[Bundle]:
         given = draft.identifiers()
-        # An id wins over a name (rulings R1): a name given alongside an id does not have to match.
+        # An id wins over a name: a name given alongside an id does not have to match.
         if given.get("workload_id"):
             given.pop("workload_name", None)
         if given.get("job_id"):

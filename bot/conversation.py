@@ -66,7 +66,7 @@ FREE_TEXT_KEYS = frozenset(
 
 
 def ui_lang(services: BotServices, *, platform: str | None, channel: str, explicit: str | None) -> str:
-    """Labels follow the explicit `lang=`, then the channel's setting, then the platform default (G9)."""
+    """Labels follow the explicit `lang=`, then the channel's setting, then the platform default."""
     chosen = explicit or services.policy.lang_for(channel)
     if chosen:
         return chosen

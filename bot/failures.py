@@ -27,7 +27,7 @@ _NOUN: dict[Activity, str] = {"diagnose": "diagnosis", "scan": "scan"}
 def failure_reason(exc: Exception) -> str:
     """What the asker is told went wrong: the backend's own words, else the exception's name and the
     first line of its message. Masked whole first: once a line of it is quoted (and cut), a
-    `KEY: value` or a multi-line secret would no longer be recognised (rulings G12)."""
+    `KEY: value` or a multi-line secret would no longer be recognised."""
     text = mask(str(exc))
     if isinstance(exc, BackendUnavailable):
         return text

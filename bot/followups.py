@@ -132,7 +132,7 @@ class FollowUps:
     def log_link(
         self, client: WebClient, record: ThreadRecord, task: str, *, user: str, channel: str
     ) -> None:
-        """The short-lived full-log link, to the asker only (ephemeral), never logged or stored (M2)."""
+        """The short-lived full-log link, to the asker only (ephemeral), never logged or stored."""
         services = self.services
         diagnosis = Diagnosis.model_validate(record.diagnosis)
         lang = ui_lang(services, platform=diagnosis.platform, channel=channel, explicit=record.lang)

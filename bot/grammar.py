@@ -119,7 +119,8 @@ class RequestDraft(BaseModel):
         elif key == "job":
             data["job_id" if UUID.fullmatch(value) else "job_name"] = value
         elif key in ("past_run", "workload"):
-            # Run:ai R3/R5 ("did you mean a past run?"): the answer names that run, by id or by name.
+            # Run:ai's "did you mean a past run?" (a running workload with no crash symptom): the
+            # answer names that run, by id or by name.
             data["workload_id" if UUID.fullmatch(value) else "workload_name"] = value
         elif key in data:
             data[key] = value

@@ -43,7 +43,7 @@ _QUIET.setLevel(logging.WARNING)
 
 
 def quiet_client(client: WebClient) -> WebClient:
-    """The same client, whose request bodies never reach a log, whatever the log level (rulings M2)."""
+    """The same client, whose request bodies never reach a log, whatever the log level (a body may carry the short-lived full-log link)."""
     return WebClient(
         token=client.token,
         base_url=client.base_url,

@@ -49,7 +49,7 @@ _QUOTED_VALUE = re.compile(r"'(?:[^'\\\n]|\\.)*'" + r'|"(?:[^"\\\n]|\\.)*"')
 
 
 def masked_message(message: str) -> str:
-    """An error line that quotes what was typed (`invalid region 'X'`), masked (rulings G12).
+    """An error line that quotes what was typed (`invalid region 'X'`), masked.
 
     Each quoted value is masked as the text it was before `repr` escaped its newlines and put it
     mid-sentence, where a `KEY: value` or a multi-line secret would no longer be recognised; what

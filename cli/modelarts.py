@@ -236,7 +236,7 @@ def handle_log_url(args: argparse.Namespace) -> int:
     except LogUrlError as exc:
         print(f"diagnose: {mask(str(exc))}", file=sys.stderr)
         return 1
-    # The one string exempt from masking (rulings G12/M2): stdout only, never logged.
+    # The one string exempt from masking (the link is what was asked for): stdout only, never logged.
     print(link)
     return 0
 

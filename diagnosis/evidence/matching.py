@@ -1,4 +1,5 @@
-"""Replay matching of a call against recorded exchanges (contracts section 1, rulings G3/G4)."""
+"""Replay matching of a call against recorded exchanges: the same op, and the same identifying
+arguments (ids, names, filters, levels, page positions); list arguments compare as sets."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from diagnosis.timeutil import parse_instant
 # Comma-separated list arguments compare as sets, the recorded set contained in the called one.
 SET_ARGS = frozenset({"filterBy", "metricType", "fieldSelector", "labelSelector"})
 
-# Never identifying: capture drops them, matching ignores them when recorded anyway (rulings G4).
+# Never identifying (page sizes, sample counts, time windows, log tails, sort orders): capture drops
+# them, matching ignores them when recorded anyway.
 NON_IDENTIFYING_ARGS = frozenset(
     {"limit", "numberOfSamples", "start", "end", "tailLines", "limitBytes", "sortOrder", "order", "sort_by"}
 )

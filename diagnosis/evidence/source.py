@@ -51,7 +51,8 @@ class Source(Protocol):
 
 
 class CallLog:
-    """`calls` of the diagnosis: every call attempted, in order, once per op+args (rulings G1)."""
+    """`calls` of the diagnosis: every call attempted (answered or not), in order, once per op+args
+    (the client's own retries are not repeated)."""
 
     def __init__(self) -> None:
         self.calls: list[str] = []
@@ -198,7 +199,7 @@ class HttpSource:
 
 
 def _masked(answer: Answer) -> Answer:
-    """Secrets are masked on arrival (rulings G12): a workflow that quotes, cuts or re-joins text
+    """Secrets are masked on arrival (as `[MASKED:<kind>]`): a workflow that quotes, cuts or re-joins text
     can never carry a secret out, even one that only a whole line or a whole value gives away."""
     if answer.text is not None:
         answer.text = mask(answer.text)

@@ -1,4 +1,4 @@
-"""The full-log link, fetched on demand only (rulings M2).
+"""The full-log link, fetched on demand only.
 
 `ShowObsUrlOfTrainingJobLogs` answers a pre-signed OBS link to a task's whole log, valid for about
 5 minutes: a credential to the log. It is never called during a diagnosis, never recorded in a

@@ -1,8 +1,10 @@
-"""ModelArts v2 operations <-> HTTP requests (contracts section 1, modelarts-api.md section 3).
+"""ModelArts v2 operations <-> HTTP requests
+(the ModelArts API reference: https://support.huaweicloud.com/intl/en-us/api-modelarts/).
 
 One table drives the live signed client, bundle replay and the simulator. `ListTrainingJobs` is the
 one POST: a read-only search whose body carries the page and the filters. Only the name filter
-(and a page index past the first) identify its answer (rulings G4/G5), so the body builder takes
+(and a page index past the first) identify its answer: paging sizes and sort order are not part
+of what was asked. So the body builder takes
 `name`, `offset` and `limit`, and `search_args` reads back only `name` and `offset`.
 """
 
@@ -43,7 +45,8 @@ def search_body(args: Mapping[str, Any]) -> bytes:
     }
     name = args.get("name")
     if name:
-        # `like` is the API's substring operator; exact matching is done on the answer (rulings M11).
+        # `like` is the API's substring operator; the exact, case-sensitive match is picked from the
+        # answer.
         body["filters"] = [{"key": "name", "operator": "like", "value": [str(name)]}]
     return json.dumps(body, ensure_ascii=False).encode("utf-8")
 
@@ -81,7 +84,8 @@ ROUTES = RouteTable(
         Route("ListTrainingJobStages", "GET", JOB + "/stages"),
         Route("ListTrainingJobTasks", "GET", JOB + "/tasks"),
         Route("ShowTrainingJobLogsPreview", "GET", JOB + "/tasks/{task_id}/logs/preview"),
-        # The 5-minute full-log link: fetched on demand only (logurl.py), never in a diagnosis (M2).
+        # The 5-minute full-log link: a credential to the log, fetched on demand only (logurl.py),
+        # never in a diagnosis.
         Route("ShowObsUrlOfTrainingJobLogs", "GET", JOB + "/tasks/{task_id}/logs/url"),
         Route("ShowTrainingJobMetrics", "GET", JOB + "/metrics/{task_id}"),
         # The platform's own log-based diagnosis of the job (documented API, not in the SDK yet):
@@ -91,7 +95,8 @@ ROUTES = RouteTable(
     ]
 )
 
-# Operations a diagnosis may call (the log URL is absent on purpose, rulings M2).
+# Operations a diagnosis may call (the log URL is absent on purpose: IAM classes its action as a
+# write, and its answer is a short-lived credential).
 DIAGNOSIS_OPS = frozenset(
     {
         "ListTrainingJobs",

@@ -21,7 +21,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 DEFAULT_REGION = "cn-north-4"
 REGION_PATTERN = re.compile(r"^[a-z]{2,}-[a-z]+-\d+$")
 
-# The SDK's region table for ModelArts (modelarts-api.md section 1.1). ap-southeast-1 really ends
+# The SDK's region table for ModelArts (huaweicloudsdkmodelarts' ModelArtsRegion). ap-southeast-1 really ends
 # in `.cn` in the SDK release the reference was read from.
 KNOWN_ENDPOINTS: dict[str, str] = {
     region: f"https://modelarts.{region}.myhuaweicloud.com"

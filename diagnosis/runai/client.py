@@ -176,7 +176,7 @@ async def live_sources(
 @asynccontextmanager
 async def replay_sources(bundle: Bundle) -> AsyncIterator[SourceMaker]:
     """Bundle answers at the real paths under the read-only guard; Tier 2 iff the bundle holds a
-    `k8s.*` exchange (rulings G2)."""
+    `k8s.*` exchange."""
     has_k8s = any(is_k8s_op(exchange.op) for exchange in bundle.exchanges)
     async with replay_client(ROUTES, bundle) as client:
         yield SourceMaker(

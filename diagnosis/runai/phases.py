@@ -31,7 +31,8 @@ RUNBOOK_PHASES = frozenset({"crashed", "succeeded", "suspended"})
 TERMINAL = frozenset({"failed", "completed", "stopped", "crashed", "succeeded"})
 FAILED = frozenset({"failed", "crashed"})
 SUCCEEDED = frozenset({"completed", "succeeded"})
-ACTIVE_CANDIDATES = frozenset({"running", "pending", "initializing", "degraded"})  # rulings R3
+# The phases of a workload an active-symptom request may be about, newest first.
+ACTIVE_CANDIDATES = frozenset({"running", "pending", "initializing", "degraded"})
 RUNNING = frozenset({"running", "degraded"})
 STARTING = frozenset({"pending", "initializing"})
 POD_FAILURE_CATEGORIES = frozenset(
@@ -44,7 +45,7 @@ POD_FAILURE_CATEGORIES = frozenset(
         "NODE_FAILURE",
     }
 )
-# Pod `k8sPhase` values of a pod that failed (runai-api.md §8).
+# Pod `k8sPhase` values of a pod that failed, as Run:ai reports them for a workload's pods.
 FAILING_POD_PHASES = frozenset({"error", "oomkilled", "failed"})
 
 
@@ -76,7 +77,8 @@ def crash_confirmed(signals: list[Signal]) -> bool:
 
 
 def confirms_symptom(signals: list[Signal], phase: str | None) -> bool:
-    """Rulings R3: a running workload needs a crash loop; a starting one a pod failure."""
+    """An active symptom is confirmed for a running workload by a crash loop, for a starting one by a
+    pod failure."""
     if lowered(phase) in RUNNING:
         return crash_confirmed(signals)
     return pod_failure_confirmed(signals)

@@ -1,4 +1,5 @@
-"""Run:ai op table: op name -> real HTTP path (shared/reference/runai-api.md, k8s-signals.md).
+"""Run:ai op table: op name -> real HTTP path (https://api-docs.run.ai/latest/ and the Kubernetes API,
+https://kubernetes.io/docs/reference/kubernetes-api/).
 
 The same table drives live calls, bundle replay and the simulator. Kubernetes (Tier 2) ops carry
 the `k8s.` prefix and are sent to the Kubernetes API server instead of the Run:ai control plane.

@@ -4,7 +4,7 @@ A platform's scan lists its failed jobs, then diagnoses each one with `diagnose_
 source per job over shared clients, so one rate limit holds for the whole scan). Its result is a
 `ScanResultBase` with the scope it was asked for (`scope_json`): counts by category, one diagnosis
 per job, the causes two or more jobs share (diagnosis/scan/recurring.py), the limitations, and when the
-listing itself failed, the diagnosis saying so instead (rulings M13).
+listing itself failed, the diagnosis saying so instead.
 """
 
 from __future__ import annotations

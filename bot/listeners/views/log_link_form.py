@@ -1,4 +1,5 @@
-"""The task for the full-log link: the link goes to the submitter only (rulings M2)."""
+"""The task for the full-log link: the link goes to the submitter only: it is
+a short-lived credential to the whole log."""
 
 from __future__ import annotations
 

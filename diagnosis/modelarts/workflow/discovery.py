@@ -33,7 +33,7 @@ class JobListing:
 
 async def list_jobs(source: Source, *, name: str | None = None, t: Translator | None = None) -> JobListing:
     """Page index `offset` from 0, `limit` 50, newest first; a page index past the first is the only
-    paging arg (G4/G5). Stops at a short page, at `count`, at a page with nothing new, or at 100."""
+    paging arg that identifies an answer. Stops at a short page, at `count`, at a page with nothing new, or at 100."""
     translate = t or Translator(CATALOGUE, "en")
     listing = JobListing()
     seen: set[str] = set()
