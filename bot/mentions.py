@@ -31,7 +31,7 @@ from bot.grammar import (
     too_long,
     unwrap_slack,
 )
-from bot.textpatterns import TextPattern, escape, linear
+from bot.textpatterns import TextMatch, TextPattern, escape, linear
 from diagnosis.models import Platform
 
 FollowUpKind = Literal["evidence", "history", "logs", "json", "rerun", "why", "explain"]
@@ -234,42 +234,78 @@ def parse_mention(text: str, *, max_chars: int | None = MAX_TEXT_CHARS) -> Comma
     return parse_sentence(cleaned)
 
 
-def parse_sentence(text: str) -> Command | None:
+def _keyed_value(key: str, match: TextMatch) -> str | None:
+    """The value a keyed phrase names, unless it is a stop word, a platform or a region after `in`."""
+    value = match.group(1) or ""
+    if value.lower() in STOPWORDS or value.lower() in PLATFORM_WORDS:
+        return None
+    if (
+        key == "project"
+        and (match.group(0) or "").lower().startswith("in")
+        and REGION_IN_TEXT.fullmatch(value)
+    ):
+        return None
+    return value
+
+
+def _keyed_values(text: str) -> tuple[dict[str, str], set[str]]:
+    """The first usable value of each keyed phrase (`cluster X`, `job Y`, …), a region named on its
+    own, and the words they consumed."""
     found: dict[str, str] = {}
     consumed: set[str] = set()
-    platforms: set[Platform] = {
-        PLATFORM_WORDS[word] for word, pattern in _PLATFORM_MENTIONS.items() if pattern.search(text)
-    }
     for key, pattern in _KEYED.items():
         for match in itertools.islice(pattern.finditer(text), MAX_CANDIDATES):
-            value = match.group(1) or ""
-            if value.lower() in STOPWORDS or value.lower() in PLATFORM_WORDS:
-                continue
-            if (
-                key == "project"
-                and (match.group(0) or "").lower().startswith("in")
-                and REGION_IN_TEXT.fullmatch(value)
-            ):
+            value = _keyed_value(key, match)
+            if value is None:
                 continue
             found.setdefault(key, value)
             consumed.add(value)
             break
-    region = found.get("region")
-    if region is None:
+    if found.get("region") is None:
         region_match = REGION_IN_TEXT.search(text)
         if region_match:
             found["region"] = region_match.group(0) or ""
             consumed.add(found["region"])
-    subject = _subject(text, consumed)
-    found_uuids = (match.group(0) or "" for match in UUID_IN_TEXT.finditer(text))
-    uuids = [u for u in itertools.islice(found_uuids, MAX_CANDIDATES) if u not in consumed]
-    lookback = _lookback(text)
-    active = bool(_ACTIVE.search(text))
+    return found, consumed
 
+
+def _platforms(text: str, found: dict[str, str]) -> set[Platform]:
+    """The platforms the sentence names, or that its identifiers belong to."""
+    platforms: set[Platform] = {
+        PLATFORM_WORDS[word] for word, pattern in _PLATFORM_MENTIONS.items() if pattern.search(text)
+    }
     if "cluster_id" in found or "project" in found or "workload" in found:
         platforms.add("runai")
     if "job" in found or "region" in found:
         platforms.add("modelarts")
+    return platforms
+
+
+def _draft(
+    platform: Platform | None, *, ident: str | None, name: str | None, found: dict[str, str], text: str
+) -> RequestDraft:
+    data: dict[str, str | None] = {"platform": platform}
+    if platform == "modelarts":
+        data.update(job_id=ident, job_name=None if ident else name, region=found.get("region"))
+    else:
+        data.update(
+            workload_id=ident,
+            workload_name=None if ident else name,
+            cluster_id=found.get("cluster_id"),
+            project=found.get("project"),
+        )
+        # Kept while the platform is unknown too: they apply once Run:ai is chosen.
+        data["lookback"] = _lookback(text)
+        data["intent"] = "active" if _ACTIVE.search(text) else None
+    return RequestDraft.model_validate(data)
+
+
+def parse_sentence(text: str) -> Command | None:
+    found, consumed = _keyed_values(text)
+    subject = _subject(text, consumed)
+    found_uuids = (match.group(0) or "" for match in UUID_IN_TEXT.finditer(text))
+    uuids = [u for u in itertools.islice(found_uuids, MAX_CANDIDATES) if u not in consumed]
+    platforms = _platforms(text, found)
     if len(platforms) > 1:
         return UsageProblem(
             problem="that mixes Run:ai and ModelArts identifiers: say which platform", code="mixed_platforms"
@@ -282,20 +318,7 @@ def parse_sentence(text: str) -> Command | None:
         ident, name = name, None
     if not (name or ident or found):
         return None
-    data: dict[str, str | None] = {"platform": platform}
-    if platform == "modelarts":
-        data.update(job_id=ident, job_name=None if ident else name, region=found.get("region"))
-    else:
-        data.update(
-            workload_id=ident,
-            workload_name=None if ident else name,
-            cluster_id=found.get("cluster_id"),
-            project=found.get("project"),
-        )
-        # Kept while the platform is unknown too: they apply once Run:ai is chosen.
-        data["lookback"] = lookback
-        data["intent"] = "active" if active else None
-    return DiagnoseCommand(draft=RequestDraft.model_validate(data))
+    return DiagnoseCommand(draft=_draft(platform, ident=ident, name=name, found=found, text=text))
 
 
 def _subject(text: str, consumed: set[str]) -> str | None:
