@@ -362,35 +362,28 @@ def _scan(words: list[str]) -> Command:
     return ScanCommand(platform=platform, lang=lang, **values)
 
 
-def _diagnose(words: list[str], platform: Platform | None) -> Command:
-    values: dict[str, str] = {}
-    bare: list[str] = []
-    lang: str | None = None
-    implied: set[Platform] = set()
-    for word in words:
-        if "=" not in word:
-            bare.append(word.strip("<>"))
-            continue
-        key, _, value = word.partition("=")
-        key = key.strip().lower().replace("-", "_")
-        value = value.strip().strip("<>")
-        if key not in KEY_ALIASES:
-            return _problem("unknown_key", f"unknown key {key!r}", key=key)
-        field, implies = KEY_ALIASES[key]
-        if not value:
-            return _problem("needs_value", f"{key}= needs a value", key=key)
-        if field == "lang":
-            if value not in LANGS:
-                return _problem("lang", f"lang must be one of {', '.join(LANGS)}", langs=", ".join(LANGS))
-            lang = value
-            continue
-        if not is_identifier(value):
-            return _problem(
-                "bad_identifier", f"{key}={value!r} is not a valid identifier", value=f"{key}={value}"
-            )
-        if implies:
-            implied.add(implies)
-        values[field] = value
+def _key_value(word: str) -> tuple[str, str, Platform | None] | UsageProblem:
+    """`key=value`: the field it sets, its value and the platform the key implies, or the problem."""
+    key, _, value = word.partition("=")
+    key = key.strip().lower().replace("-", "_")
+    value = value.strip().strip("<>")
+    if key not in KEY_ALIASES:
+        return _problem("unknown_key", f"unknown key {key!r}", key=key)
+    field, implies = KEY_ALIASES[key]
+    if not value:
+        return _problem("needs_value", f"{key}= needs a value", key=key)
+    if field == "lang":
+        if value not in LANGS:
+            return _problem("lang", f"lang must be one of {', '.join(LANGS)}", langs=", ".join(LANGS))
+    elif not is_identifier(value):
+        return _problem(
+            "bad_identifier", f"{key}={value!r} is not a valid identifier", value=f"{key}={value}"
+        )
+    return field, value, implies
+
+
+def _bare_word(bare: list[str], values: dict[str, str]) -> UsageProblem | None:
+    """At most one word without a key: the workload or job, by id or by name."""
     if len(bare) > 1:
         return _problem(
             "bare_words", f"I do not understand {' '.join(bare)!r}: use key=value words", words=" ".join(bare)
@@ -399,6 +392,13 @@ def _diagnose(words: list[str], platform: Platform | None) -> Command:
         if not is_identifier(bare[0]):
             return _problem("bad_identifier", f"{bare[0]!r} is not a valid identifier", value=bare[0])
         values.setdefault("id" if UUID.fullmatch(bare[0]) else "name", bare[0])
+    return None
+
+
+def _platform_of(
+    platform: Platform | None, implied: set[Platform], values: dict[str, str]
+) -> Platform | UsageProblem | None:
+    """The platform named first, else the one the keys imply; a problem when they disagree."""
     if platform is None and len(implied) == 1:
         platform = next(iter(implied))
     elif platform is None and len(implied) > 1:
@@ -410,12 +410,40 @@ def _diagnose(words: list[str], platform: Platform | None) -> Command:
             keys=", ".join(sorted(values)),
             platform=platform,
         )
-    if not values and platform is None:
+    return platform
+
+
+def _diagnose(words: list[str], platform: Platform | None) -> Command:
+    values: dict[str, str] = {}
+    bare: list[str] = []
+    lang: str | None = None
+    implied: set[Platform] = set()
+    for word in words:
+        if "=" not in word:
+            bare.append(word.strip("<>"))
+            continue
+        keyed = _key_value(word)
+        if isinstance(keyed, UsageProblem):
+            return keyed
+        field, value, implies = keyed
+        if field == "lang":
+            lang = value
+            continue
+        if implies:
+            implied.add(implies)
+        values[field] = value
+    problem = _bare_word(bare, values)
+    if problem:
+        return problem
+    chosen = _platform_of(platform, implied, values)
+    if isinstance(chosen, UsageProblem):
+        return chosen
+    if not values and chosen is None:
         return HelpCommand()
     problem = _check_options(values)
     if problem:
         return problem
-    return DiagnoseCommand(draft=_draft(values, platform), lang=lang)
+    return DiagnoseCommand(draft=_draft(values, chosen), lang=lang)
 
 
 def _check_options(values: dict[str, str]) -> UsageProblem | None:
