@@ -21,7 +21,7 @@ from blocks.kit import (
 from blocks.labels import label, label_mrkdwn
 from blocks.limits import MAX_BLOCKS, MAX_SECTION_TEXT, cut_mrkdwn
 from blocks.mrkdwn import markdown_to_mrkdwn
-from blocks.report import evidence_line, headline, recommendation_line
+from blocks.report_lines import evidence_line, headline, recommendation_line
 from diagnosis.models import Diagnosis, Evidence
 
 # Text budget for the listed items of one message (Slack's aggregate limit is ~12,000 characters).

@@ -3,12 +3,11 @@ next steps, calls. Shows only what the diagnosis holds plus fixed labels.
 
 Limit-aware: every text is cut to its field's limit with a marker, and when the whole message would
 pass 50 blocks or Slack's aggregate text size, the longest list loses items from its end (with a
-"… N more" line) until it fits; `truncated` then tells the bot to attach the full report.
-"""
+"… N more" line) until it fits; `truncated` then tells the bot to attach the full report."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from blocks.escape import code_span, escape_mrkdwn
@@ -33,26 +32,16 @@ from blocks.limits import (
     text_length,
 )
 from blocks.mrkdwn import markdown_to_mrkdwn
-from diagnosis.models import FAILURE_OUTCOMES, Diagnosis, Evidence
-
-OUTCOME_EMOJI: dict[str, str] = {
-    "diagnosed": ":red_circle:",
-    "routed": ":twisted_rightwards_arrows:",
-    "not_a_failure": ":large_green_circle:",
-    "needs_input": ":question:",
-    "wrong_cluster": ":warning:",
-    "out_of_scope": ":white_circle:",
-    "observe": ":hourglass_flowing_sand:",
-    "not_found": ":mag:",
-    "permission_denied": ":lock:",
-    "unreachable": ":electric_plug:",
-    "auth_failed": ":no_entry:",
-}
-PLATFORM_NAMES: dict[str, str] = {"runai": "Run:ai", "modelarts": "ModelArts"}
-
-# Per-item caps inside a list section; the full text is in the attached report.
-EVIDENCE_ITEM_CHARS = 700
-LIST_ITEM_CHARS = 1500
+from blocks.report_lines import (
+    PLATFORM_NAMES,
+    bullet_line,
+    calls_line,
+    evidence_line,
+    headline,
+    recommendation_line,
+    target_fields,
+)
+from diagnosis.models import FAILURE_OUTCOMES, Diagnosis
 
 
 @dataclass
@@ -91,78 +80,78 @@ class _List:
         return True
 
 
-def headline(diagnosis: Diagnosis, *, lang: str) -> str:
-    """`:red_circle: OOM_KILLED · Failed`: the outcome's first line (the category, or what the outcome
-    means) and the phase."""
-    phase = diagnosis.target.phase
-    values = {
-        "category": diagnosis.category or "UNKNOWN",
-        "route": diagnosis.route or "?",
-        "phase": phase or label("unknown_phase", lang),
-        "platform": PLATFORM_NAMES.get(diagnosis.platform, diagnosis.platform),
-    }
-    text = label(f"outcome.{diagnosis.outcome}", lang, **values)
-    shows_phase = diagnosis.outcome in (
-        "diagnosed",
-        "routed",
-        "needs_input",
-        "wrong_cluster",
-        "permission_denied",
+def _top_blocks(diagnosis: Diagnosis, *, lang: str) -> list[Block]:
+    """The headline, the target's fields, the root cause and the signature."""
+    top: list[Block] = [
+        header(headline(diagnosis, lang=lang)),
+        fields_section(target_fields(diagnosis, lang=lang)),
+    ]
+    if diagnosis.root_cause:
+        top.append(
+            section(
+                f"*{escape_mrkdwn(label('root_cause', lang))}*\n{markdown_to_mrkdwn(diagnosis.root_cause)}"
+            )
+        )
+    if diagnosis.signature:
+        top.append(section(f"*{escape_mrkdwn(label('signature', lang))}*\n{code_span(diagnosis.signature)}"))
+    return top
+
+
+def _recurrence_blocks(diagnosis: Diagnosis, *, lang: str) -> list[Block]:
+    if diagnosis.recurrence is None:
+        return []
+    occurrence = diagnosis.recurrence
+    state = label("recurring" if occurrence.recurring else "not_recurring", lang)
+    text = label("recurrence_text", lang, count=occurrence.count, window=occurrence.window)
+    return [section(f"*{escape_mrkdwn(label('recurrence', lang))}*\n{escape_mrkdwn(text)} ({state})")]
+
+
+def _lists(diagnosis: Diagnosis, *, lang: str) -> list[_List]:
+    """Evidence, recommendations, permissions, questions, limitations and next steps, in that order."""
+    recommendations = [
+        recommendation_line(number, item.text, item.changes_resources, lang=lang)
+        for number, item in enumerate(diagnosis.recommendations, start=1)
+    ]
+    permissions = _List(
+        label("permissions", lang), [f"• `{escape_mrkdwn(p)}`" for p in diagnosis.permissions], lang=lang
     )
-    if phase and shows_phase:
-        text = f"{text} · {phase}"
-    return f"{OUTCOME_EMOJI.get(diagnosis.outcome, '')} {text}".strip()
+    if diagnosis.permissions:
+        permissions.items.append("_" + escape_mrkdwn(label("permissions_hint", lang)) + "_")
+    return [
+        _List(label("evidence", lang), [evidence_line(item) for item in diagnosis.evidence], lang=lang),
+        _List(label("recommendations", lang), recommendations, lang=lang),
+        permissions,
+        _List(
+            label("outcome.needs_input", lang),
+            [bullet_line(q.prompt) for q in diagnosis.questions],
+            lang=lang,
+        ),
+        _List(label("limitations", lang), [bullet_line(text) for text in diagnosis.limitations], lang=lang),
+        _List(label("next_steps", lang), [bullet_line(text) for text in diagnosis.next_steps], lang=lang),
+    ]
 
 
-def target_fields(diagnosis: Diagnosis, *, lang: str) -> list[str]:
-    target = diagnosis.target
-    fields: list[str] = []
-    ident = target.workload_id or target.job_id
-    if target.name or ident:
-        kind = "workload" if diagnosis.platform == "runai" else "job"
-        value = escape_mrkdwn(target.name) if target.name else ""
-        if ident:
-            value = f"{value}\n`{escape_mrkdwn(ident)}`" if value else f"`{escape_mrkdwn(ident)}`"
-        fields.append(f"*{label(kind, lang)}*\n{value}")
-    if target.project:
-        fields.append(f"*{label('project', lang)}*\n{escape_mrkdwn(target.project)}")
-    if target.region:
-        fields.append(f"*{label('region', lang)}*\n{escape_mrkdwn(target.region)}")
-    if target.cluster_id:
-        fields.append(f"*{label('cluster', lang)}*\n`{escape_mrkdwn(target.cluster_id)}`")
-    fields.append(f"*{label('confidence', lang)}*\n{diagnosis.confidence or '—'}")
-    if diagnosis.fault_level or diagnosis.platform == "modelarts":
-        fields.append(f"*{label('fault_level', lang)}*\n{diagnosis.fault_level or '—'}")
-    return fields
+def _footer(diagnosis: Diagnosis, *, lang: str, requested_by: str | None, notes: Sequence[str]) -> list[str]:
+    footer_texts = [calls_line(diagnosis, lang=lang)]
+    if requested_by:
+        footer_texts.append(label_mrkdwn("requested_by", lang, user=Mention(requested_by)))
+    footer_texts.extend(notes)
+    return footer_texts
 
 
-def evidence_line(item: Evidence) -> str:
-    where = f"_{escape_mrkdwn(item.source)}_"
-    if item.field:
-        where += f" `{escape_mrkdwn(item.field)}`"
-    quoted = code_span(item.text)
-    line = f"• {where}\n{quoted}" if "\n" in quoted else f"• {quoted} — {where}"
-    return cut_mrkdwn(line, EVIDENCE_ITEM_CHARS)
-
-
-def recommendation_line(number: int, text: str, changes_resources: bool, *, lang: str) -> str:
-    body = markdown_to_mrkdwn(text)
-    if "\n" in body:
-        body = "\n" + "\n".join(f"    {line}" for line in body.split("\n"))
-    line = f"{number}. {body}"
-    if changes_resources:
-        line += f"\n    :warning: _{escape_mrkdwn(label('needs_confirmation', lang))}_"
-    return cut_mrkdwn(line, LIST_ITEM_CHARS)
-
-
-def bullet_line(text: str) -> str:
-    body = markdown_to_mrkdwn(text).replace("\n", "\n    ")
-    return cut_mrkdwn(f"• {body}", LIST_ITEM_CHARS)
-
-
-def calls_line(diagnosis: Diagnosis, *, lang: str) -> str:
-    calls = " → ".join(f"`{escape_mrkdwn(call)}`" for call in diagnosis.calls) or label("no_calls", lang)
-    return f"{escape_mrkdwn(label('calls', lang))}: {calls}"
+def _fitted(assemble: Callable[[bool], list[Block]], lists: list[_List]) -> tuple[list[Block], bool]:
+    """The blocks within Slack's limits: the longest list loses items from its end until they fit."""
+    blocks = assemble(False)
+    truncated = _was_cut(blocks)
+    while len(blocks) > MAX_BLOCKS or sum(text_length(b) for b in blocks) > MAX_MESSAGE_BLOCK_TEXT:
+        longest = max(lists, key=lambda part: sum(len(item) for item in part.items))
+        if not longest.drop_last():
+            break
+        truncated = True
+        blocks = assemble(True)
+    if truncated and not any(b.get("type") == "context" and ":scissors:" in str(b) for b in blocks):
+        blocks = assemble(True)
+    return blocks, truncated
 
 
 def report_message(
@@ -180,61 +169,13 @@ def report_message(
     """
     if diagnosis.outcome in FAILURE_OUTCOMES:
         return failure_message(diagnosis, lang=lang, requested_by=requested_by, buttons=buttons, notes=notes)
-    top: list[Block] = [
-        header(headline(diagnosis, lang=lang)),
-        fields_section(target_fields(diagnosis, lang=lang)),
-    ]
-    if diagnosis.root_cause:
-        top.append(
-            section(
-                f"*{escape_mrkdwn(label('root_cause', lang))}*\n{markdown_to_mrkdwn(diagnosis.root_cause)}"
-            )
-        )
-    if diagnosis.signature:
-        top.append(section(f"*{escape_mrkdwn(label('signature', lang))}*\n{code_span(diagnosis.signature)}"))
-    evidence = _List(label("evidence", lang), [evidence_line(item) for item in diagnosis.evidence], lang=lang)
-    recurrence: list[Block] = []
-    if diagnosis.recurrence is not None:
-        occurrence = diagnosis.recurrence
-        state = label("recurring" if occurrence.recurring else "not_recurring", lang)
-        text = label("recurrence_text", lang, count=occurrence.count, window=occurrence.window)
-        recurrence.append(
-            section(f"*{escape_mrkdwn(label('recurrence', lang))}*\n{escape_mrkdwn(text)} ({state})")
-        )
-    recommendations = _List(
-        label("recommendations", lang),
-        [
-            recommendation_line(number, item.text, item.changes_resources, lang=lang)
-            for number, item in enumerate(diagnosis.recommendations, start=1)
-        ],
-        lang=lang,
-    )
-    permissions = _List(
-        label("permissions", lang), [f"• `{escape_mrkdwn(p)}`" for p in diagnosis.permissions], lang=lang
-    )
-    if diagnosis.permissions:
-        permissions.items.append("_" + escape_mrkdwn(label("permissions_hint", lang)) + "_")
-    questions = _List(
-        label("outcome.needs_input", lang), [bullet_line(q.prompt) for q in diagnosis.questions], lang=lang
-    )
-    limitations = _List(
-        label("limitations", lang), [bullet_line(text) for text in diagnosis.limitations], lang=lang
-    )
-    next_steps = _List(
-        label("next_steps", lang), [bullet_line(text) for text in diagnosis.next_steps], lang=lang
-    )
-    lists = [evidence, recommendations, permissions, questions, limitations, next_steps]
-
-    footer_texts = [calls_line(diagnosis, lang=lang)]
-    if requested_by:
-        footer_texts.append(label_mrkdwn("requested_by", lang, user=Mention(requested_by)))
-    footer_texts.extend(notes)
+    top = _top_blocks(diagnosis, lang=lang)
+    recurrence = _recurrence_blocks(diagnosis, lang=lang)
+    lists = _lists(diagnosis, lang=lang)
+    footer_texts = _footer(diagnosis, lang=lang, requested_by=requested_by, notes=notes)
 
     def assemble(truncated: bool) -> list[Block]:
-        blocks = list(top)
-        blocks.append(divider())
-        blocks.extend(evidence.blocks())
-        blocks.extend(recurrence)
+        blocks = [*top, divider(), *lists[0].blocks(), *recurrence]
         for part in lists[1:]:
             blocks.extend(part.blocks())
         if buttons:
@@ -244,16 +185,7 @@ def report_message(
             blocks.append(context(":scissors: " + escape_mrkdwn(label("cut", lang))))
         return blocks
 
-    blocks = assemble(False)
-    truncated = _was_cut(blocks)
-    while len(blocks) > MAX_BLOCKS or sum(text_length(b) for b in blocks) > MAX_MESSAGE_BLOCK_TEXT:
-        longest = max(lists, key=lambda part: sum(len(item) for item in part.items))
-        if not longest.drop_last():
-            break
-        truncated = True
-        blocks = assemble(True)
-    if truncated and not any(b.get("type") == "context" and ":scissors:" in str(b) for b in blocks):
-        blocks = assemble(True)
+    blocks, truncated = _fitted(assemble, lists)
     summary = headline(diagnosis, lang=lang)
     name = diagnosis.target.name or diagnosis.target.workload_id or diagnosis.target.job_id or ""
     fallback = f"{summary}: {name} {diagnosis.root_cause}".strip()

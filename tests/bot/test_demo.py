@@ -10,7 +10,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from blocks.report import headline
+from blocks.report_lines import headline
 from bot.backends import BundlesBackend
 from bot.grammar import RequestDraft
 from bot.state.store import StateStore
