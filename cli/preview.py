@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from blocks.kit import Block, SlackMessage
-from blocks.preview.html import PreviewError, ThreadFile, render_html, screenshot
+from blocks.preview.chromium import PreviewError, screenshot
+from blocks.preview.html import ThreadFile, render_html
 from blocks.prompts import log_link_button, rerun_button, retry_button
 from blocks.report import report_message
 from cli.main import UsageError, run_async

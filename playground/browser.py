@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from blocks.preview.html import find_chromium
+from blocks.preview.chromium import find_chromium
 
 CHROMIUM_ARGS = (
     "--headless",

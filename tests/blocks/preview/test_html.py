@@ -9,15 +9,9 @@ from typing import Any
 
 import pytest
 
-from blocks.preview.html import (
-    PreviewError,
-    ThreadFile,
-    chromium_command,
-    find_chromium,
-    mrkdwn_to_html,
-    render_html,
-    screenshot,
-)
+from blocks.preview.chromium import PreviewError, chromium_command, find_chromium, screenshot
+from blocks.preview.html import ThreadFile, render_html
+from blocks.preview.text import mrkdwn_to_html
 from blocks.report import report_message
 from cli.main import main
 from cli.preview import bot_message
