@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from bot.grammar import RequestDraft
+from bot.commands import RequestDraft
 from bot.policy import BOTH_PLATFORMS, Decision, Scope, scope_of_target
 from bot.services import BotServices
 from bot.state.models import PendingRequest

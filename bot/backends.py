@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol, Unpack
 
-from bot.grammar import IDENTIFIER_KEYS, RequestDraft
+from bot.commands import IDENTIFIER_KEYS, RequestDraft
 from diagnosis import engine
 from diagnosis.bundle import Bundle
 from diagnosis.engine import LiveOptions

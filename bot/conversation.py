@@ -31,8 +31,8 @@ from blocks.report import report_message
 from bot import access
 from bot.audit import audit
 from bot.backends import DiagnosisRun, NoMatchingBundle
+from bot.commands import RequestDraft
 from bot.failures import report_failure
-from bot.grammar import RequestDraft
 from bot.messaging import PostFailed, post, replace_or_post, try_post, update, upload
 from bot.pictures import post_memory_chart
 from bot.progress import ProgressReporter

@@ -14,12 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from bot.grammar import (
-    MAX_TEXT_CHARS,
-    PLATFORM_WORDS,
-    REGION_IN_TEXT,
-    UUID,
-    UUID_IN_TEXT,
+from bot.commands import (
     Command,
     DiagnoseCommand,
     ExplainCommand,
@@ -27,11 +22,10 @@ from bot.grammar import (
     RequestDraft,
     ScanCommand,
     UsageProblem,
-    parse_command,
-    too_long,
-    unwrap_slack,
 )
+from bot.grammar import PLATFORM_WORDS, parse_command, too_long
 from bot.textpatterns import TextMatch, TextPattern, escape, linear
+from bot.words import MAX_TEXT_CHARS, REGION_IN_TEXT, UUID, UUID_IN_TEXT, unwrap_slack
 from diagnosis.models import Platform
 
 FollowUpKind = Literal["evidence", "history", "logs", "json", "rerun", "why", "explain"]

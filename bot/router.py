@@ -8,8 +8,8 @@ from blocks.kit import SlackMessage
 from blocks.labels import label
 from blocks.messages import notice, usage_message, usage_problem
 from bot.audit import audit
+from bot.commands import Command, DiagnoseCommand, ExplainCommand, HelpCommand, ScanCommand, UsageProblem
 from bot.conversation import channel_lang
-from bot.grammar import Command, DiagnoseCommand, ExplainCommand, HelpCommand, ScanCommand, UsageProblem
 from bot.mentions import parse_follow_up, parse_mention
 from bot.messaging import try_post
 from bot.runtime import Runtime

@@ -30,9 +30,9 @@ from blocks.progress import scan_progress_message
 from bot import access
 from bot.audit import audit
 from bot.backends import ScanScope
+from bot.commands import RequestDraft, ScanCommand
 from bot.conversation import Conversation, engine_lang, first_answer, once, ui_lang
 from bot.failures import report_failure
-from bot.grammar import RequestDraft, ScanCommand
 from bot.messaging import replace_or_post, try_post, upload
 from bot.pictures import post_scan_chart, scan_file_stem, scan_place
 from bot.policy import Decision, Scope

@@ -20,7 +20,7 @@ from huey.api import TaskWrapper
 from pydantic import BaseModel, ConfigDict, Field
 from slack_sdk import WebClient
 
-from bot.grammar import RequestDraft, ScanCommand
+from bot.commands import RequestDraft, ScanCommand
 from bot.queue import Queues
 from bot.queue.redelivery import recalled, remember, still_held
 from bot.runtime import Runtime

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bot.grammar import RequestDraft
+from bot.commands import RequestDraft
 from diagnosis.models import Question
 
 

@@ -23,7 +23,7 @@ from slack_sdk.signature import SignatureVerifier
 
 from bot.app import Bot, build_app, create_bot
 from bot.backends import DiagnosisBackend, DiagnosisRun, Observer, ScanObserver, ScanScope
-from bot.grammar import RequestDraft
+from bot.commands import RequestDraft
 from bot.policy import Policy
 from bot.queue import Queues, open_queues
 from bot.queue.redelivery import Redelivery

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from bot.backends import BundlesBackend, NoMatchingBundle
-from bot.grammar import RequestDraft
+from bot.commands import RequestDraft
 from bot.state.store import StateStore
 from playground.slack_api import SlackApiStandIn
 from tests.bot.harness import running_bot

@@ -12,7 +12,7 @@ import pytest
 
 from blocks.report_lines import headline
 from bot.backends import BundlesBackend
-from bot.grammar import RequestDraft
+from bot.commands import RequestDraft
 from bot.state.store import StateStore
 from cli.bot import BUILTIN_BUNDLES
 from diagnosis import engine

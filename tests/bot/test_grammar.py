@@ -2,15 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.grammar import (
-    DiagnoseCommand,
-    ExplainCommand,
-    HelpCommand,
-    RequestDraft,
-    ScanCommand,
-    UsageProblem,
-    parse_command,
-)
+from bot.commands import DiagnoseCommand, ExplainCommand, HelpCommand, RequestDraft, ScanCommand, UsageProblem
+from bot.grammar import parse_command
 
 WID = "2e6b8f31-d4a0-4c97-95e2-a13f7b0c8d46"
 CID = "91c0d5e8-2f47-4a3b-b6e1-7c8a0f2d4e59"

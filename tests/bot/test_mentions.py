@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.grammar import DiagnoseCommand, ExplainCommand, HelpCommand, RequestDraft
+from bot.commands import DiagnoseCommand, ExplainCommand, HelpCommand, RequestDraft
 from bot.mentions import FollowUp, parse_follow_up, parse_mention, strip_mentions
 
 

@@ -15,10 +15,12 @@ from types import FrameType
 
 import pytest
 
-from bot.grammar import MAX_TEXT_CHARS, UsageProblem, parse_command
+from bot.commands import UsageProblem
+from bot.grammar import parse_command
 from bot.mentions import mentions_user, parse_follow_up, parse_mention, strip_mentions
 from bot.policy import Policy, Rule
 from bot.state.store import StateStore
+from bot.words import MAX_TEXT_CHARS
 from playground.slack_api import SlackApiStandIn
 from tests.bot.examples import OOM, example_diagnosis
 from tests.bot.harness import CHANNEL, ScriptedBackend, running_bot

@@ -35,7 +35,8 @@ from hypothesis import strategies as st
 
 from blocks.messages import usage_message
 from blocks.report import report_message
-from bot.grammar import DiagnoseCommand, UsageProblem, parse_command
+from bot.commands import DiagnoseCommand, UsageProblem
+from bot.grammar import parse_command
 from bot.mentions import parse_follow_up, parse_mention, strip_mentions
 from diagnosis import engine
 from diagnosis.bundle import Bundle

@@ -8,8 +8,9 @@ from slack_bolt import Ack, BoltContext, Respond
 from slack_sdk import WebClient
 
 from bot.audit import audit
+from bot.commands import DiagnoseCommand, ExplainCommand, ScanCommand, UsageProblem
 from bot.conversation import channel_lang
-from bot.grammar import DiagnoseCommand, ExplainCommand, ScanCommand, UsageProblem, parse_command
+from bot.grammar import parse_command
 from bot.router import usage_reply
 from bot.runtime import runtime_of
 from bot.tasks import AskerRef, tasks_of

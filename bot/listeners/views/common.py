@@ -4,7 +4,7 @@ import json
 from typing import Any
 
 from blocks.prompts import ANSWER_INPUT_ACTION, ANSWER_INPUT_BLOCK
-from bot.grammar import is_identifier
+from bot.words import is_identifier
 
 __all__ = ["is_identifier", "metadata", "submitted_value"]
 

@@ -4,7 +4,7 @@ import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bot.grammar import RequestDraft
+from bot.commands import RequestDraft
 from bot.state.models import PendingRequest, Place, ThreadRecord
 from bot.state.sqlite_store import SqliteStore
 from diagnosis.models import Choice, Question
