@@ -28,6 +28,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
+from playground.web_api import METHOD_ANSWERS
 from playground.workspace import BOT_ID, BOT_USER_ID, TEAM_ID, SlackError, Workspace
 
 __all__ = ["BOT_ID", "BOT_USER_ID", "TEAM_ID", "Call", "SlackApiStandIn", "Upload", "running_slack_api"]
@@ -89,16 +90,6 @@ class Hold:
     times: int = 1
     held: int = 0
     arrived: threading.Event = field(default_factory=threading.Event)
-
-
-def _json_value(value: Any) -> Any:
-    """A list or object argument: already parsed (JSON body) or a JSON string (form body)."""
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return None
-    return value
 
 
 class SlackApiStandIn:
@@ -287,107 +278,18 @@ class SlackApiStandIn:
             return self._webhook(method, body)
         if method.startswith("upload/"):
             file_id = method.removeprefix("upload/")
-            self._known(lambda: space.store_upload(file_id, call.raw))
+            self.known(lambda: space.store_upload(file_id, call.raw))
             return {"ok": True}
         channel = str(body.get("channel") or body.get("channel_id") or "C0INC0042")
-        if method == "auth.test":
-            return {
-                "ok": True,
-                "user_id": BOT_USER_ID,
-                "bot_id": BOT_ID,
-                "team_id": TEAM_ID,
-                "url": "https://acme.slack.com/",
-            }
-        if method == "chat.postMessage":
-            posted = space.post(
-                channel=channel,
-                user=BOT_USER_ID,
-                text=str(body.get("text") or ""),
-                blocks=_json_value(body.get("blocks")) or [],
-                thread_ts=body.get("thread_ts") or None,
-                bot=True,
-            )
-            message: dict[str, Any] = {
-                "type": "message",
-                "ts": posted.ts,
-                "text": body.get("text"),
-                "bot_id": BOT_ID,
-            }
-            if body.get("thread_ts"):
-                message["thread_ts"] = body["thread_ts"]
-            return {"ok": True, "channel": channel, "ts": posted.ts, "message": message}
-        if method == "chat.update":
-            ts = str(body.get("ts") or "")
-            blocks = _json_value(body.get("blocks"))
-            self._known(lambda: space.update(channel=channel, ts=ts, text=body.get("text"), blocks=blocks))
-            return {"ok": True, "channel": channel, "ts": ts, "text": body.get("text")}
-        if method == "chat.delete":
-            ts = str(body.get("ts") or "")
-            self._known(lambda: space.delete(channel=channel, ts=ts))
-            return {"ok": True, "channel": channel, "ts": ts}
-        if method == "chat.postEphemeral":
-            posted = space.post(
-                channel=channel,
-                user=BOT_USER_ID,
-                text=str(body.get("text") or ""),
-                blocks=_json_value(body.get("blocks")) or [],
-                thread_ts=body.get("thread_ts") or None,
-                ephemeral_to=str(body.get("user") or ""),
-                bot=True,
-            )
-            return {"ok": True, "message_ts": posted.ts}
-        if method == "reactions.add":
-            ts = str(body.get("timestamp") or "")
-            self._known(lambda: space.react(channel=channel, ts=ts, name=str(body.get("name") or "")))
-            return {"ok": True}
-        if method == "views.open":
-            view = _json_value(body.get("view")) or {}
-            trigger = str(body.get("trigger_id") or "")
-            opened = self._known(lambda: space.open_view(trigger_id=trigger, view=view))
-            return {"ok": True, "view": {"id": opened.view_id if opened else "V0MODAL01", **view}}
-        if method in ("views.update", "views.push"):
-            view = _json_value(body.get("view")) or {}
-            view_id = str(body.get("view_id") or "")
-            opened = self._known(lambda: space.update_view(view_id=view_id, view=view))
-            return {"ok": True, "view": {"id": opened.view_id if opened else "V0MODAL01", **view}}
-        if method == "files.getUploadURLExternal":
-            stored = space.reserve_file(
-                filename=str(body.get("filename") or "file"), alt_text=body.get("alt_txt")
-            )
-            return {
-                "ok": True,
-                "upload_url": f"{self.url}upload/{stored.file_id}",
-                "file_id": stored.file_id,
-            }
-        if method == "files.completeUploadExternal":
-            files = _json_value(body.get("files")) or []
-            self._known(
-                lambda: space.share_files(
-                    files,
-                    channel=body.get("channel_id") or None,
-                    thread_ts=body.get("thread_ts") or None,
-                    comment=body.get("initial_comment") or None,
-                )
-            )
-            return {"ok": True, "files": [{"id": f.get("id"), "title": f.get("title")} for f in files]}
-        if method == "conversations.replies":
-            key = (str(body.get("channel")), str(body.get("ts")))
-            messages = self.thread_messages.get(key)
-            if messages is None:
-                messages = space.replies(channel=key[0], ts=key[1])
-            return {"ok": True, "messages": messages, "has_more": False}
-        if method == "usergroups.users.list":
-            return {"ok": True, "users": self.usergroups.get(str(body.get("usergroup")), [])}
-        if method == "apps.connections.open":
-            return {"ok": True, "url": self.socket_mode_url or f"ws://127.0.0.1:{self.port}/link"}
-        return {"ok": True}
+        answer = METHOD_ANSWERS.get(method)
+        return answer(self, call, channel) if answer is not None else {"ok": True}
 
     def _webhook(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         """A response_url POST (Slack answers a plain `ok`; errors come as HTTP 404 with text)."""
-        self._known(lambda: self.workspace.respond(path, body))
+        self.known(lambda: self.workspace.respond(path, body))
         return {"ok": True}
 
-    def _known(self, apply: Callable[[], Any]) -> Any:
+    def known(self, apply: Callable[[], Any]) -> Any:
         """Apply a call to the workspace; an unknown reference is Slack's error when strict."""
         try:
             return apply()
