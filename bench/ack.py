@@ -315,6 +315,19 @@ class Delivery:
     placeholder_times: list[float] = field(default_factory=list)
 
 
+def _placeholders(api: SlackApiStandIn) -> tuple[dict[str, str], dict[str, float]]:
+    """Each user's first placeholder message: its ts, and when it was posted."""
+    placeholders: dict[str, str] = {}
+    posted_at: dict[str, float] = {}
+    for call in api.calls_to("chat.postMessage"):
+        user = _placeholder_user(call)
+        ts = call.response.get("ts")
+        if user and ts and user not in placeholders:
+            placeholders[user] = str(ts)
+            posted_at[user] = call.at
+    return placeholders, posted_at
+
+
 def wait_for_reports(
     api: SlackApiStandIn, users: list[str], *, timeout: float, require_file: bool = True
 ) -> Delivery:
@@ -322,27 +335,17 @@ def wait_for_reports(
     (`require_file=False`: the report alone; a mention's file goes to the mention's thread)."""
     started = time.monotonic()
     while True:
-        placeholders: dict[str, str] = {}
-        posted_at: dict[str, float] = {}
-        for call in api.calls_to("chat.postMessage"):
-            user = _placeholder_user(call)
-            ts = call.response.get("ts")
-            if user and ts and user not in placeholders:
-                placeholders[user] = str(ts)
-                posted_at[user] = call.at
+        placeholders, posted_at = _placeholders(api)
         reported = {str(call.body.get("ts")) for call in api.calls_to("chat.update") if _is_report(call)}
         attached = {str(call.body.get("thread_ts")) for call in api.calls_to("files.completeUploadExternal")}
-        complete = [
-            user
-            for user in users
-            if placeholders.get(user) in reported and (not require_file or placeholders.get(user) in attached)
-        ]
+        shown = [(user, placeholders.get(user)) for user in users]
+        complete = [user for user, ts in shown if ts in reported and (not require_file or ts in attached)]
         elapsed = time.monotonic() - started
         if len(complete) == len(users) or elapsed > timeout:
             return Delivery(
                 placeholders=len(placeholders),
-                reports=sum(1 for user in users if placeholders.get(user) in reported),
-                attached=sum(1 for user in users if placeholders.get(user) in attached),
+                reports=sum(1 for _user, ts in shown if ts in reported),
+                attached=sum(1 for _user, ts in shown if ts in attached),
                 missing=[user for user in users if user not in complete],
                 seconds=elapsed,
                 placeholder_times=[posted_at[user] for user in users if user in posted_at],
@@ -515,6 +518,25 @@ def restart(api: SlackApiStandIn, texts: list[str], *, commands: int, report_tim
     )
 
 
+def _print_mentions(main: Burst) -> tuple[float, int, int] | None:
+    """The @mention burst's line; (ack p99, acks late or refused, mentions without a report)."""
+    mention_latencies = [seconds for seconds, _status in main.mentions]
+    mention_p99 = percentile(mention_latencies, 0.99) if mention_latencies else 0.0
+    mentions_late = sum(1 for seconds in mention_latencies if seconds > SLACK_DEADLINE_SECONDS)
+    mentions_failed = sum(1 for _seconds, status in main.mentions if status != 200)
+    mentions_missing = len(main.mention_delivery.missing) if main.mention_delivery else 0
+    if mention_latencies and main.mention_delivery:
+        print(
+            f"@mentions: {len(mention_latencies)} app_mention events at once: p50 "
+            f"{_ms(percentile(mention_latencies, 0.5))}, p99 {_ms(mention_p99)}; over 3 s: {mentions_late}; "
+            f"not HTTP 200: {mentions_failed}; {len(mention_latencies) - mentions_missing}/{len(mention_latencies)} "
+            f"answered with a report within {main.mention_delivery.seconds:.1f} s"
+        )
+    if not mention_latencies:
+        return None
+    return mention_p99, mentions_late + mentions_failed, mentions_missing
+
+
 def run(
     *,
     commands: int = DEFAULT_COMMANDS,
@@ -551,18 +573,7 @@ def run(
             f"placeholders (what the asker sees first) posted p50 {percentile(shown, 0.5):.2f} s, "
             f"p99 {percentile(shown, 0.99):.2f} s after the burst"
         )
-    mention_latencies = [seconds for seconds, _status in main.mentions]
-    mention_p99 = percentile(mention_latencies, 0.99) if mention_latencies else 0.0
-    mentions_late = sum(1 for seconds in mention_latencies if seconds > SLACK_DEADLINE_SECONDS)
-    mentions_failed = sum(1 for _seconds, status in main.mentions if status != 200)
-    mentions_missing = len(main.mention_delivery.missing) if main.mention_delivery else 0
-    if mention_latencies and main.mention_delivery:
-        print(
-            f"@mentions: {len(mention_latencies)} app_mention events at once: p50 "
-            f"{_ms(percentile(mention_latencies, 0.5))}, p99 {_ms(mention_p99)}; over 3 s: {mentions_late}; "
-            f"not HTTP 200: {mentions_failed}; {len(mention_latencies) - mentions_missing}/{len(mention_latencies)} "
-            f"answered with a report within {main.mention_delivery.seconds:.1f} s"
-        )
+    mentions = _print_mentions(main)
     help_latencies = [seconds for seconds, _status in main.helps]
     help_p50, help_p99 = percentile(help_latencies, 0.5), percentile(help_latencies, 0.99)
     print(
@@ -592,10 +603,11 @@ def run(
             0,
         ),
     ]
-    if mention_latencies:
+    if mentions is not None:
+        mention_p99, mentions_refused, mentions_missing = mentions
         result.checks += [
             Check("@mention ack p99", mention_p99 * 1000, P99_CEILING_SECONDS * 1000, "ms"),
-            Check("@mention acks over 3 s or not HTTP 200", float(mentions_late + mentions_failed), 0),
+            Check("@mention acks over 3 s or not HTTP 200", float(mentions_refused), 0),
             Check("@mentions without their report", float(mentions_missing), 0),
         ]
         result.figures["@mention p99"] = _ms(mention_p99)
