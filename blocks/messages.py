@@ -234,48 +234,52 @@ def why_message(diagnosis: Diagnosis, *, lang: str) -> SlackMessage:
     )
 
 
-def scan_message(scan: Mapping[str, Any], *, lang: str, notes: Sequence[str] = ()) -> SlackMessage:
-    """scan/v1 (rulings M13): counts per category (the most frequent first), the causes several jobs
-    share (the scan's `recurring_causes`: the same error signature, image or node), the scan's
-    limitations, then one line per job grouped by category. `notes` are mrkdwn lines (demo note)."""
-    runai = scan.get("platform") == "runai"
-    results = [item for item in scan.get("results") or [] if isinstance(item, dict)]
-    by_category = scan.get("by_category") or {}
-    lookback = str(scan.get("lookback") or "?")
-    if runai:
-        project = str(scan.get("project") or "")
-        title = label(
-            "scan_header_runai",
-            lang,
-            cluster=str(scan.get("cluster_id") or "?"),
-            project=label("scan_header_project", lang, project=project) if project else "",
-            lookback=lookback,
-        )
-    else:
-        title = label("scan_header", lang, platform="ModelArts", region=str(scan.get("region") or "")).strip()
-    blocks: list[Block] = [header(title)]
-    summary = label(
+def _scan_title(scan: Mapping[str, Any], *, runai: bool, lang: str) -> str:
+    if not runai:
+        return label("scan_header", lang, platform="ModelArts", region=str(scan.get("region") or "")).strip()
+    project = str(scan.get("project") or "")
+    return label(
+        "scan_header_runai",
+        lang,
+        cluster=str(scan.get("cluster_id") or "?"),
+        project=label("scan_header_project", lang, project=project) if project else "",
+        lookback=str(scan.get("lookback") or "?"),
+    )
+
+
+def _scan_summary(scan: Mapping[str, Any], results: list[dict[str, Any]], *, runai: bool, lang: str) -> str:
+    """How many jobs were listed and diagnosed; when the listing itself failed (403, 5xx…), what the
+    engine says about it, nothing else."""
+    error = scan.get("error")
+    if isinstance(error, dict):
+        reason = str(error.get("root_cause") or error.get("outcome") or "?")
+        return label("scan_failed_runai" if runai else "scan_failed", lang, reason=reason)
+    return label(
         "scan_summary_runai" if runai else "scan_summary",
         lang,
         scanned=scan.get("scanned", len(results)),
         diagnosed=len(results),
     )
-    error = scan.get("error")
-    if isinstance(error, dict):
-        # The listing itself failed (403, 5xx…): what the engine says about it, nothing else.
-        reason = str(error.get("root_cause") or error.get("outcome") or "?")
-        summary = label("scan_failed_runai" if runai else "scan_failed", lang, reason=reason)
-    blocks.append(section(escape_mrkdwn(summary)))
+
+
+def _scan_counts(
+    scan: Mapping[str, Any], results: list[dict[str, Any]], *, runai: bool, lang: str
+) -> list[Block]:
+    """The count of each category, most frequent first; or that nothing failed."""
+    by_category = scan.get("by_category") or {}
     if isinstance(by_category, dict) and by_category:
         counted = sorted(by_category.items(), key=lambda pair: (-_count(pair[1]), str(pair[0])))
-        blocks.append(
-            fields_section([f"*{escape_mrkdwn(str(k))}*\n{escape_mrkdwn(str(v))}" for k, v in counted])
-        )
-    elif not results and not isinstance(error, dict):
-        none = label("scan_none_runai", lang, lookback=lookback) if runai else label("scan_none", lang)
-        blocks.append(section(escape_mrkdwn(none)))
-    # The causes several jobs share and the scan's limitations come before the per-job lines: in a
-    # large scan the job lines are what is cut (the full list is in the JSON in the thread).
+        return [fields_section([f"*{escape_mrkdwn(str(k))}*\n{escape_mrkdwn(str(v))}" for k, v in counted])]
+    if results or isinstance(scan.get("error"), dict):
+        return []
+    lookback = str(scan.get("lookback") or "?")
+    none = label("scan_none_runai", lang, lookback=lookback) if runai else label("scan_none", lang)
+    return [section(escape_mrkdwn(none))]
+
+
+def _scan_lines(scan: Mapping[str, Any], results: list[dict[str, Any]], *, lang: str) -> list[str]:
+    """The causes several jobs share and the scan's limitations come before the per-job lines: in a
+    large scan the job lines are what is cut (the full list is in the JSON in the thread)."""
     lines: list[str] = []
     causes = _recurring_causes(scan, results)
     if causes:
@@ -291,6 +295,20 @@ def scan_message(scan: Mapping[str, Any], *, lang: str, notes: Sequence[str] = (
     for group, items in _grouped(results):
         lines.append(f"*{escape_mrkdwn(group)}* ({len(items)})")
         lines.extend(_scan_line(item) for item in items)
+    return lines
+
+
+def scan_message(scan: Mapping[str, Any], *, lang: str, notes: Sequence[str] = ()) -> SlackMessage:
+    """scan/v1: counts per category (the most frequent first), the causes several jobs share (the
+    scan's `recurring_causes`: the same error signature, image or node), the scan's limitations,
+    then one line per job grouped by category. `notes` are mrkdwn lines (demo note)."""
+    runai = scan.get("platform") == "runai"
+    results = [item for item in scan.get("results") or [] if isinstance(item, dict)]
+    title = _scan_title(scan, runai=runai, lang=lang)
+    summary = _scan_summary(scan, results, runai=runai, lang=lang)
+    blocks: list[Block] = [header(title), section(escape_mrkdwn(summary))]
+    blocks.extend(_scan_counts(scan, results, runai=runai, lang=lang))
+    lines = _scan_lines(scan, results, lang=lang)
     tail = [context(note) for note in notes]
     packed, dropped = pack_lines(
         lines, max_blocks=MAX_BLOCKS - len(blocks) - len(tail) - 1, max_chars=BODY_CHARS
