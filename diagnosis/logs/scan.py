@@ -746,6 +746,36 @@ class LogScanner:
 
     # -- blocks of complete lines --------------------------------------------------------------
 
+    def _positions(self, buf: bytes, pos: int, end: int) -> tuple[list[int] | None, bool]:
+        """The engine's candidate positions in buf[pos:end], and whether the list is complete."""
+        positions = self._engine.candidate_positions(buf, pos, end) if pos < end else []
+        if positions and positions[0] == _INCOMPLETE:
+            positions.pop(0)
+            return positions, False
+        return positions, True
+
+    def _next_candidate(
+        self, buf: bytes, pos: int, end: int, positions: list[int] | None, index: int, complete: bool
+    ) -> tuple[int, list[int] | None, int]:
+        """(the next candidate at or after `pos` or -1, the positions still usable, their index)."""
+        if positions is not None:
+            index = bisect_left(positions, pos, index)
+            if index >= len(positions) and not complete:
+                positions = None  # the list was cut short: search the rest match by match
+        if positions is None:
+            return self._engine.find(buf, pos, end), None, index
+        return (positions[index] if index < len(positions) else -1), positions, index
+
+    def _count_candidate(self, *, at_block_start: bool, first_line_partial: bool) -> bool:
+        """Count a candidate line once; whether the block's first line is still to be seen whole."""
+        if at_block_start and first_line_partial:
+            # the tail of a very long line already scanned in parts
+            if not self._partial_line_counted:
+                self._candidates += 1
+            return False
+        self._candidates += 1
+        return first_line_partial
+
     def _scan_block(self, buf: bytes, begin: int, end: int) -> None:
         """Scan buf[begin:end]: whole lines (the last one may lack its newline at the end of the log)."""
         pos = begin
@@ -754,22 +784,10 @@ class LogScanner:
             self._read_head_year(buf, begin, end)
         if self._tb is not None:
             pos = self._walk_traceback(buf, pos, end)
-        positions = self._engine.candidate_positions(buf, pos, end) if pos < end else []
-        if positions and positions[0] == _INCOMPLETE:
-            positions.pop(0)
-            complete = False
-        else:
-            complete = True
+        positions, complete = self._positions(buf, pos, end)
         index = 0
         while pos < end:
-            if positions is not None:
-                index = bisect_left(positions, pos, index)
-                if index >= len(positions) and not complete:
-                    positions = None  # the list was cut short: search the rest match by match
-            if positions is None:
-                start = self._engine.find(buf, pos, end)
-            else:
-                start = positions[index] if index < len(positions) else -1
+            start, positions, index = self._next_candidate(buf, pos, end, positions, index, complete)
             if start < 0:
                 break
             newline_before = buf.rfind(b"\n", pos, start)
@@ -778,13 +796,9 @@ class LogScanner:
             if line_end < 0:
                 line_end = end
             self._lines_done += _count_newlines(buf, pos, line_start)
-            if line_start == begin and first_line_partial:
-                # the tail of a very long line already scanned in parts
-                if not self._partial_line_counted:
-                    self._candidates += 1
-                first_line_partial = False
-            else:
-                self._candidates += 1
+            first_line_partial = self._count_candidate(
+                at_block_start=line_start == begin, first_line_partial=first_line_partial
+            )
             raw = buf[line_start:line_end]
             self._handle_line(raw, start - line_start, self._lines_done + 1)
             pos = line_end + 1
@@ -922,6 +936,32 @@ class LogScanner:
                 return True
         return False
 
+    def _add_truncated_traceback(self, state: _TracebackState, parsed: Traceback) -> None:
+        """A traceback cut before its exception line: kept with its last frame as the key line."""
+        key_line = state.frame_lines[-1].strip() if state.frame_lines else _HEADER_TEXT
+        finding = Finding(
+            kind="traceback",
+            rule="python_traceback_truncated",
+            line=key_line,
+            line_number=state.line_number,
+            timestamp=state.timestamp,
+            context=[line.rstrip() for line in state.frame_lines][-MAX_CONTEXT_LINES:],
+            traceback=parsed,
+        )
+        self._add(finding, ("python_traceback_truncated", _DIGITS.sub("#", key_line)[:300]), counted=False)
+
+    def _direct_rule(self, final_line: str, continuation: list[str]) -> LineRule | None:
+        """The row that names the exception's cause directly: the exception line's, else one of the
+        first three lines after it when the exception line's row is generic or absent."""
+        rule = self._classify(final_line)
+        if rule is None or rule.tier == GENERIC:
+            for extra in continuation[:3]:
+                candidate = self._classify(extra)
+                if candidate is not None and candidate.tier == DIRECT:
+                    rule = candidate
+                    break
+        return rule if rule is not None and rule.tier == DIRECT else None
+
     def _close_traceback(self) -> None:
         state = self._tb
         self._tb = None
@@ -929,58 +969,29 @@ class LogScanner:
             return
         parsed = state.result()
         if parsed.final_line is None:
-            key_line = state.frame_lines[-1].strip() if state.frame_lines else _HEADER_TEXT
-            finding = Finding(
-                kind="traceback",
-                rule="python_traceback_truncated",
-                line=key_line,
-                line_number=state.line_number,
-                timestamp=state.timestamp,
-                context=[line.rstrip() for line in state.frame_lines][-MAX_CONTEXT_LINES:],
-                traceback=parsed,
-            )
-            self._add(
-                finding, ("python_traceback_truncated", _DIGITS.sub("#", key_line)[:300]), counted=False
-            )
+            self._add_truncated_traceback(state, parsed)
             return
-        rule = self._classify(parsed.final_line)
-        if rule is None or rule.tier == GENERIC:
-            for extra in parsed.continuation[:3]:
-                candidate = self._classify(extra)
-                if candidate is not None and candidate.tier == DIRECT:
-                    rule = candidate
-                    break
-        specific = rule is not None and rule.tier == DIRECT
-        kind: FindingKind = rule.kind if rule is not None and specific else "traceback"
-        exit_code = None
-        code = None
-        if rule is not None and specific:
-            exit_code = _group_int(rule.compiled_exit, parsed.final_line)
-            code = _group_text(rule.compiled_code, parsed.final_line)
-        for extra in parsed.continuation:
-            if exit_code is None:
-                exit_code = _group_int(_EXITCODE_ANY, extra)
-            if exit_code is None:
-                signal_number = _group_int(_SIGNAL_ANY, extra)
-                exit_code = -signal_number if signal_number is not None else None
+        rule = self._direct_rule(parsed.final_line, parsed.continuation)
+        exit_code, code = _traceback_codes(rule, parsed.final_line, parsed.continuation)
         line_number = state.final_line_number or state.line_number
         context = [line.rstrip() for line in list(state.frame_lines)[-2:]]
         context.append(parsed.final_line)
         context.extend(parsed.continuation[: MAX_CONTEXT_LINES - len(context)])
+        kind: FindingKind = rule.kind if rule is not None else "traceback"
         finding = Finding(
             kind=kind,
-            rule=rule.name if rule is not None and specific else "python_traceback",
+            rule=rule.name if rule is not None else "python_traceback",
             line=parsed.final_line,
             line_number=line_number,
             timestamp=state.final_timestamp or state.timestamp,
             exception_name=parsed.exception_name,
             context=context[:MAX_CONTEXT_LINES],
-            is_consequence=bool(rule is not None and specific and rule.is_consequence),
+            is_consequence=bool(rule is not None and rule.is_consequence),
             code=code,
             exit_code=exit_code,
             traceback=parsed,
         )
-        if rule is not None and specific and not finding.is_consequence:
+        if rule is not None and not finding.is_consequence:
             finding.is_consequence = self._follows_consequence(rule, line_number)
         self._add(
             finding, ("traceback:" + finding.rule, _DIGITS.sub("#", parsed.final_line)[:300]), counted=False
@@ -1119,3 +1130,22 @@ def parse_traceback(text: str) -> Traceback | None:
         if finding.traceback is not None:
             return finding.traceback
     return None
+
+
+def _traceback_codes(
+    rule: LineRule | None, final_line: str, continuation: list[str]
+) -> tuple[int | None, str | None]:
+    """(exit code, error code) of a traceback: its row's groups on the exception line, then an exit
+    code or a signal (as a negative code) named on the lines after it."""
+    exit_code = None
+    code = None
+    if rule is not None:
+        exit_code = _group_int(rule.compiled_exit, final_line)
+        code = _group_text(rule.compiled_code, final_line)
+    for extra in continuation:
+        if exit_code is None:
+            exit_code = _group_int(_EXITCODE_ANY, extra)
+        if exit_code is None:
+            signal_number = _group_int(_SIGNAL_ANY, extra)
+            exit_code = -signal_number if signal_number is not None else None
+    return exit_code, code
