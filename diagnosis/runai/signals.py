@@ -8,7 +8,7 @@ when one is known, and the pod/container/exit code it concerns. Nothing here cla
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from datetime import UTC, datetime
@@ -86,22 +86,43 @@ class Observation:
     def quoted(self) -> str:
         """The evidence text: `<time> <type> <reason>: <message>` for events, verbatim otherwise."""
         when = f"{iso(self.at)} " if self.at is not None and self.kind in ("event", "phase_update") else ""
-        if self.kind == "event":
-            head = " ".join(part for part in (self.event_type, self.reason) if part)
-            return quote(f"{when}{head}: {self.message}" if self.message else f"{when}{head}")
-        if self.kind == "phase_update":
-            return quote(f"{when}{self.reason}: {self.message}" if self.message else f"{when}{self.reason}")
-        if self.kind == "condition":
-            parts = [f"{self.condition_type}={self.status}" if self.condition_type else "", self.reason]
-            head = " ".join(part for part in parts if part)
-            return quote(f"{head}: {self.message}" if self.message else head)
-        if self.kind == "container":
-            return quote(self.message or self.reason)
-        if self.kind == "log":
-            return quote(self.message)
-        if self.reason and self.message and self.reason not in self.message:
-            return quote(f"{self.reason}: {self.message}")
-        return quote(self.message or self.reason)
+        text = _TEXT_OF_KIND.get(self.kind, _plain_text)(self, when)
+        return quote(text)
+
+
+def _with_message(head: str, message: str) -> str:
+    return f"{head}: {message}" if message else head
+
+
+def _event_text(observation: Observation, when: str) -> str:
+    head = " ".join(part for part in (observation.event_type, observation.reason) if part)
+    return _with_message(f"{when}{head}", observation.message)
+
+
+def _condition_text(observation: Observation, when: str) -> str:
+    kind = observation.condition_type
+    parts = [f"{kind}={observation.status}" if kind else "", observation.reason]
+    return _with_message(" ".join(part for part in parts if part), observation.message)
+
+
+def _plain_text(observation: Observation, when: str) -> str:
+    """The reason and the message, the reason left out when the message already says it."""
+    reason, message = observation.reason, observation.message
+    if reason and message and reason not in message:
+        return f"{reason}: {message}"
+    return message or reason
+
+
+# How each kind of observation is quoted as evidence; any other kind: `_plain_text`.
+_TEXT_OF_KIND: dict[str, Callable[[Observation, str], str]] = {
+    "event": _event_text,
+    "phase_update": lambda observation, when: _with_message(
+        f"{when}{observation.reason}", observation.message
+    ),
+    "condition": _condition_text,
+    "container": lambda observation, when: observation.message or observation.reason,
+    "log": lambda observation, when: observation.message,
+}
 
 
 # --- Run:ai control plane -------------------------------------------------------------------------
