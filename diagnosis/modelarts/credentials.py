@@ -13,18 +13,21 @@ Order, first found wins for each value:
 The project id comes from the source of the keys (`HUAWEICLOUD_SDK_PROJECT_ID` with the variables,
 `project_id` with the file, a profile's `projectId` for that profile's region only), never from
 another one; without one, `find_live` asks IAM for the project named after the region, as the SDK
-does. The keys are kept out of every `repr`.
-"""
+does. The keys are kept out of every `repr`."""
 
 from __future__ import annotations
 
-import configparser
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from diagnosis.modelarts.credential_files import (
+    KooCliProfile,
+    clean,
+    read_credentials_file,
+    read_koocli,
+    select_profile,
+)
 from diagnosis.modelarts.settings import DEFAULT_REGION, ConfigError, ModelArtsSettings, check_region
 
 # A deployment's default region (the Helm chart's modelarts.region), after the KooCLI profile's.
@@ -68,100 +71,17 @@ class Credentials:
         )
 
 
-@dataclass(frozen=True)
-class _Profile:
-    name: str
-    region: str | None
-    project_id: str | None
-    access_key: str | None
-    secret_key: str | None
-    security_token: str | None
-    encrypted: bool
-    mode: str | None
-
-
-def _truthy(value: Any) -> bool:
-    return str(value).strip().lower() == "true"
-
-
-def clean(value: Any) -> str | None:
-    if value is None:
-        return None
-    text = str(value).strip()
-    return text or None
-
-
-def _read_credentials_file(settings: ModelArtsSettings, home: Path) -> tuple[dict[str, str], str]:
-    configured = settings.huaweicloud_sdk_credentials_file
-    path = Path(configured) if configured else home / ".huaweicloud" / "credentials"
-    parser = configparser.ConfigParser(interpolation=None)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError:
-        return {}, str(path)
-    try:
-        parser.read_string(text)
-    except configparser.Error:
-        raise ConfigError(
-            f"the credentials file {path} is not a valid INI file (expected a [basic] section)"
-        ) from None
-    if not parser.has_section("basic"):
-        return {}, str(path)
-    values = {key: value for key, value in parser.items("basic") if clean(value)}
-    return values, str(path)
-
-
-def _read_koocli(home: Path) -> tuple[list[_Profile], str | None, str]:
-    path = home / ".hcloud" / "config.json"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError:
-        return [], None, str(path)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        raise ConfigError(f"the KooCLI configuration {path} is not valid JSON") from None
-    if not isinstance(data, dict):
-        return [], None, str(path)
-    encrypted = _truthy(data.get("authEncrypt"))
-    profiles: list[_Profile] = []
-    for item in data.get("profiles") or []:
-        if not isinstance(item, dict) or not clean(item.get("name")):
-            continue
-        profiles.append(
-            _Profile(
-                name=str(item["name"]),
-                region=clean(item.get("region")),
-                project_id=clean(item.get("projectId")),
-                access_key=clean(item.get("accessKeyId")),
-                secret_key=clean(item.get("secretAccessKey")),
-                security_token=clean(item.get("securityToken")),
-                encrypted=encrypted,
-                mode=clean(item.get("mode")),
-            )
-        )
-    current = clean(data.get("current")) or "default"
-    return profiles, current, str(path)
-
-
 def default_region(
     *, profile: str | None = None, env: Mapping[str, str] | None = None, home: Path | None = None
 ) -> str:
     """The region to use when none is given: the KooCLI profile's, else DIAGNOSE_MODELARTS_REGION
     (a deployment's setting), else cn-north-4."""
     settings = ModelArtsSettings.of(env)
-    profiles, current, _path = _read_koocli(home or Path.home())
-    chosen = _select_profile(profiles, profile or current)
+    profiles, current, _path = read_koocli(home or Path.home())
+    chosen = select_profile(profiles, profile or current)
     if chosen is not None and chosen.region:
         return chosen.region
     return settings.diagnose_modelarts_region or DEFAULT_REGION
-
-
-def _select_profile(profiles: list[_Profile], name: str | None) -> _Profile | None:
-    for item in profiles:
-        if item.name == name:
-            return item
-    return None
 
 
 @dataclass(frozen=True, repr=False)
@@ -176,7 +96,7 @@ class _Keys:
         return bool(self.access_key and self.secret_key)
 
 
-def _profile_keys(chosen: _Profile, *, koocli_path: str, file_path: str) -> _Keys:
+def _profile_keys(chosen: KooCliProfile, *, koocli_path: str, file_path: str) -> _Keys:
     """A KooCLI profile's keys; a ConfigError when it stores them in a form this tool cannot use."""
     if chosen.encrypted and (chosen.access_key or chosen.secret_key):
         raise ConfigError(
@@ -198,7 +118,7 @@ def _find_keys(
     file_values: Mapping[str, str],
     *,
     file_path: str,
-    chosen: _Profile | None,
+    chosen: KooCliProfile | None,
     koocli_path: str,
 ) -> _Keys:
     """The first complete keys: the environment, the credentials file, then the KooCLI profile."""
@@ -235,10 +155,10 @@ def resolve(
     """Keys, region and project id for one region, or a ConfigError that names what to set."""
     settings = ModelArtsSettings.of(env)
     home = home or Path.home()
-    file_values, file_path = _read_credentials_file(settings, home)
-    profiles, current, koocli_path = _read_koocli(home)
+    file_values, file_path = read_credentials_file(settings, home)
+    profiles, current, koocli_path = read_koocli(home)
     wanted_profile = profile or settings.hcloud_profile or current
-    chosen = _select_profile(profiles, wanted_profile)
+    chosen = select_profile(profiles, wanted_profile)
     if profile and chosen is None:
         raise ConfigError(f"no KooCLI profile named {profile!r} in {koocli_path}")
 

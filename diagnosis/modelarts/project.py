@@ -13,7 +13,8 @@ from collections.abc import Mapping
 
 import httpx
 
-from diagnosis.modelarts.credentials import Credentials, clean
+from diagnosis.modelarts.credential_files import clean
+from diagnosis.modelarts.credentials import Credentials
 from diagnosis.modelarts.settings import ConfigError, ModelArtsSettings
 
 # IAM's endpoint by region, as the official SDK knows it (huaweicloudsdkcore.auth.endpoint); a

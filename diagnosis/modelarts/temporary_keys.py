@@ -12,12 +12,7 @@ from typing import Any, Literal
 
 import httpx
 
-from diagnosis.modelarts.credentials import (
-    Credentials,
-    NoKeysError,
-    default_region,
-    resolve,
-)
+from diagnosis.modelarts.credentials import Credentials, NoKeysError, default_region, resolve
 from diagnosis.modelarts.project import with_project
 from diagnosis.modelarts.settings import ConfigError, ModelArtsSettings, check_region
 
