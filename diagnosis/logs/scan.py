@@ -10,7 +10,7 @@ equal but for their digits are classified once. A Python traceback is followed l
 its header to its final `Name: message` line, keeping only a small ring of its innermost frames.
 Memory stays bounded by the chunk size whatever the log size.
 
-Findings are ordered most diagnostic first (rulings G14): real failures before consequences
+Findings are ordered most diagnostic first: real failures before consequences
 (collective-communication timeouts, launcher wrappers such as torchrun's `ChildFailedError`),
 direct signals before generic `ERROR` lines, and among equals the earliest line first. Identical
 lines (e.g. the same CUDA OOM printed by eight ranks) fold into one finding with `occurrences`.
