@@ -16,7 +16,7 @@ teams: [T0ACME001, T0PARTNER]     # workspaces whose people may use the bot; "*"
                                   # omitted = only the workspace the bot's token belongs to
 enterprises: [E0ACMEORG]          # Enterprise Grid orgs whose people may use the bot
 demo_only: false                  # true: answer from the demo bundles only
-languages: {C0INC0042: zh}        # report language per channel (rulings G9)
+languages: {C0INC0042: zh}        # report language per channel (labels and free text; quotes stay verbatim)
 cluster_aliases: {prod-a: 3f1c…}  # cluster names people type → cluster ids
 rate_limit: {per_user: 10, window_seconds: 600}
 rules:                            # a list, or a mapping of rule names to rules

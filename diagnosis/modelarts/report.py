@@ -2,8 +2,8 @@
 
 Section titles, the `项目 | 值` table, `（置信度：…）`, `### 方案 N`, the `> 注意：…` line and the
 insufficient-information variant (`已收集信息`, `建议补充信息`) are the runbook's. Only what the
-diagnosis holds is shown, plus fixed labels (rulings G10). Outcomes without the table
-(`needs_input`, `not_found`, `out_of_scope`, `observe`) open with the G13 first line.
+diagnosis holds is shown, plus fixed labels. Outcomes without the table (`needs_input`,
+`not_found`, `out_of_scope`, `observe`) open with one line saying what the outcome means.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """`diagnose modelarts scan`: every abnormal training job of a region, diagnosed concurrently.
 
-Phase 1 with nothing given (the runbook): list every job (all pages), keep those the runbook's
-JMESPath filter keeps (`items[?status.phase=='Failed' || …]`, extended with the v2 wire's
-`secondary_phase` `CreateFailed`/`Lost`, modelarts-runbook.md), then diagnose each under a shared
-request-rate limit (the client's Throttle) and a concurrency bound. The result is `scan/v1`
-(rulings M13): counts by category (or by outcome when there is none), one diagnosis per job, and
+With nothing but a region given: list every job (all pages), keep those the JMESPath filter
+keeps (`items[?status.phase=='Failed' || …]`, extended with the v2 wire's
+`secondary_phase` `CreateFailed`/`Lost`), then diagnose each under a shared
+request-rate limit (the client's Throttle) and a concurrency bound. The result is `scan/v1`:
+counts by category (or by outcome when there is none), one diagnosis per job, and
 `recurring_causes`: error signatures and images (`algorithm.engine`) shared by two or more
 diagnosed jobs. The Markdown groups one line per job by category, then lists those causes.
 """
