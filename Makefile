@@ -95,7 +95,7 @@ preview: $(STAMP)
 	done
 
 # Optional: replay the reference examples of an outside copy of the contracts and validate the
-# product's output against its schemas, e.g. `make conformance SHARED=../shared`. `make test`
+# product's output against its schemas, e.g. `make conformance SHARED=<the folder beside the clone>` (as .ci/run does). `make test`
 # never depends on it.
 conformance: $(STAMP)
 	@test -n "$(SHARED)" || { echo "usage: make conformance SHARED=<folder with examples/ and spec/schema/>" >&2; exit 2; }
