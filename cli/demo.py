@@ -23,47 +23,16 @@ from diagnosis.bundle import Bundle
 from diagnosis.masking import mask_root_logging
 from diagnosis.models import Diagnosis
 from diagnosis.render import render_markdown
+from simulator.environment import (
+    DEMO_ACCESS_KEY,
+    DEMO_SECRET_KEY,
+    write_kubeconfig,
+)
+from simulator.environment import modelarts_project_id as _modelarts_project_id
 from simulator.server import SimServer, load_bundle_pairs
 
 # The scenario bundles shipped with the engine (package data of `diagnosis`).
 EXAMPLES = Path(diagnosis.__file__).resolve().parent / "examples"
-DEMO_ACCESS_KEY = "DEMOACCESSKEY0000000"
-DEMO_SECRET_KEY = "demo-secret-key-for-the-simulator"
-
-
-def write_kubeconfig(folder: Path, server_url: str) -> Path:
-    path = folder / "kubeconfig"
-    path.write_text(
-        "\n".join(
-            [
-                "apiVersion: v1",
-                "kind: Config",
-                "clusters:",
-                "- name: sim",
-                "  cluster:",
-                f"    server: {server_url}",
-                "users:",
-                "- name: sim-reader",
-                "  user:",
-                "    token: demo-read-only-token",
-                "contexts:",
-                "- name: sim",
-                "  context: {cluster: sim, user: sim-reader}",
-                "current-context: sim",
-                "",
-            ]
-        ),
-        encoding="utf-8",
-    )
-    return path
-
-
-def _modelarts_project_id(bundle: Bundle) -> str | None:
-    for exchange in bundle.exchanges:
-        project_id = exchange.args.get("project_id")
-        if project_id:
-            return str(project_id)
-    return None
 
 
 @contextmanager
