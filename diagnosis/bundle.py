@@ -52,6 +52,13 @@ class Expected(BaseModel):
     exit_code: int | None = None
     recurrence: ExpectedRecurrence | None = None
     calls: list[str] | None = None
+    # What a reader of the report must (or must not) find, in the default language of the
+    # platform: each part in the root cause; none of them in it; each in some evidence text;
+    # none of them anywhere in the JSON or the Markdown report (a planted secret).
+    root_cause_contains: list[str] | None = None
+    root_cause_lacks: list[str] | None = None
+    evidence_contains: list[str] | None = None
+    never_shows: list[str] | None = None
     reason: str = Field(min_length=1)
     # Fields of the recorded answers that the real API does not return (see RobustnessCase).
     robustness: list[RobustnessCase] = Field(default_factory=list)

@@ -2,8 +2,8 @@
 
 A line is taken to go on on the next one when it ends with `\\` (a shell continuation), or when it
 is long (60 characters or more), ends with a run of token characters and the next line starts with
-one and not with what starts a log record (a date, a time, a glog prefix). Then, after the lines
-were masked each on its own (masking never adds or removes a line):
+one and not with what starts a log record (a date, a time, a glog prefix, a traceback's header).
+Then, after the lines were masked each on its own (masking never adds or removes a line):
 
 - when the masked line ends with a marker (a secret's value ran to the end of the line), the word
   that opens the next line (base64 or URL-safe characters, nothing else on it before a blank) is
@@ -23,7 +23,10 @@ from collections.abc import Callable
 
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-.~%")
 _WRAP_WIDTH = 60
-_RECORD_START = re.compile(r"\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d|[IWEFD]\d{4}[ .]|\d{8}[ T]")
+# What starts a log record: a date, a time, a glog prefix, or a Python traceback's header.
+_RECORD_START = re.compile(
+    r"\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d|[IWEFD]\d{4}[ .]|\d{8}[ T]|Traceback \(most recent call last\)"
+)
 _TAIL = re.compile(r"[A-Za-z0-9+/=_\-.~%]{8}$")
 # The rest of a wrapped value opening a line: base64 / URL-safe characters (padding only at its
 # end), up to a blank, a quote, `,` `;` or the line end.

@@ -8,6 +8,7 @@ verdict fails. Only the fields a bundle's `expected` states are compared.
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,9 @@ import pytest
 
 from diagnosis import engine
 from diagnosis.bundle import Bundle, Expected
+from diagnosis.engine import DEFAULT_LANG
 from diagnosis.evidence.bundles import load_bundle
+from diagnosis.render import render_markdown
 from tests.conftest import ROOT
 
 CORPUS = sorted(
@@ -30,8 +33,9 @@ def _name(path: Path) -> str:
     return str(path.relative_to(ROOT))
 
 
-def differences(expected: Expected, got: dict[str, Any]) -> list[str]:
-    """The stated fields of `expected` that the replayed diagnosis does not match."""
+def differences(expected: Expected, got: dict[str, Any], *, report: str = "") -> list[str]:
+    """The stated fields of `expected` that the replayed diagnosis (its JSON, and `report`, its
+    Markdown) does not match."""
     stated = expected.model_fields_set - {"reason"}
     wrong: list[str] = []
     plain = {"outcome", "route", "category", "confidence", "fault_level", "signature", "calls"}
@@ -53,11 +57,34 @@ def differences(expected: Expected, got: dict[str, Any]) -> list[str]:
             wrong.append(f"recurrence: expected none, got {have!r}")
         if want is not None and (have is None or {key: have.get(key) for key in want} != want):
             wrong.append(f"recurrence: expected {want!r}, got {have!r}")
+    wrong.extend(_text_differences(expected, got, report=report))
     return wrong
 
 
-def _replay(bundle: Bundle) -> dict[str, Any]:
-    return asyncio.run(engine.replay(bundle)).to_json_dict()
+def _text_differences(expected: Expected, got: dict[str, Any], *, report: str) -> list[str]:
+    """What a reader must or must not find in the root cause, the evidence, or anywhere."""
+    wrong: list[str] = []
+    root_cause = got.get("root_cause") or ""
+    evidence = [item["text"] for item in got.get("evidence") or []]
+    shown = json.dumps(got, ensure_ascii=False) + "\n" + report
+    for part in expected.root_cause_contains or []:
+        if part not in root_cause:
+            wrong.append(f"root_cause: expected to contain {part!r}, got {root_cause!r}")
+    for part in expected.root_cause_lacks or []:
+        if part in root_cause:
+            wrong.append(f"root_cause: expected not to contain {part!r}, got {root_cause!r}")
+    for part in expected.evidence_contains or []:
+        if not any(part in text for text in evidence):
+            wrong.append(f"evidence: expected a text containing {part!r}, got {evidence!r}")
+    for part in expected.never_shows or []:
+        if part in shown:
+            wrong.append(f"output shows {part[:6]!r}… which must never be shown")
+    return wrong
+
+
+def _replay(bundle: Bundle) -> tuple[dict[str, Any], str]:
+    diagnosis = asyncio.run(engine.replay(bundle))
+    return diagnosis.to_json_dict(), render_markdown(diagnosis, lang=DEFAULT_LANG[bundle.platform])
 
 
 def test_the_corpus_is_found() -> None:
@@ -69,7 +96,8 @@ def test_the_corpus_is_found() -> None:
 def test_bundle_gives_its_expected_verdict(path: Path) -> None:
     bundle = load_bundle(path)
     assert bundle.expected is not None, f"{_name(path)} carries no expected verdict"
-    assert differences(bundle.expected, _replay(bundle)) == []
+    got, report = _replay(bundle)
+    assert differences(bundle.expected, got, report=report) == []
 
 
 def test_a_wrong_expectation_is_reported() -> None:
@@ -95,5 +123,38 @@ def test_a_wrong_expectation_is_reported() -> None:
         reason="r",
     )
     assert [line.split(":")[0] for line in differences(wrong, got)] == ["category", "exit_code", "recurrence"]
+    told = {
+        **got,
+        "root_cause": "The init container fetch-weights exited with code 1: RepositoryNotFoundError",
+        "evidence": [
+            {"source": "k8s.read_pod_log", "field": "line 3", "text": "RepositoryNotFoundError: 401"}
+        ],
+    }
+    said = Expected(
+        outcome="diagnosed",
+        root_cause_contains=["fetch-weights", "RepositoryNotFoundError"],
+        root_cause_lacks=["insufficient"],
+        evidence_contains=["401"],
+        never_shows=["hf_QeLwTzVbRyNuXc"],
+        reason="r",
+    )
+    assert differences(said, told, report="## OOM_KILLED") == []
+    unsaid = Expected(
+        outcome="diagnosed",
+        root_cause_contains=["wait-for-dataset"],
+        root_cause_lacks=["fetch-weights"],
+        evidence_contains=["403"],
+        never_shows=["RepositoryNotFound", "## OOM"],
+        reason="r",
+    )
+    assert [
+        line.split(":")[0].split(" ")[0] for line in differences(unsaid, told, report="## OOM_KILLED")
+    ] == [
+        "root_cause",
+        "root_cause",
+        "evidence",
+        "output",
+        "output",
+    ]
     with pytest.raises(ValueError):
         Expected.model_validate({"outcome": "diagnosed", "reason": "r", "categroy": "OOM_KILLED"})

@@ -233,6 +233,20 @@ def test_code_in_a_traceback_source_line_is_not_taken_for_a_secret() -> None:
     assert mask("    password = 'hunter2'") == "    password = '[MASKED:password]'"
 
 
+def test_a_secret_at_the_end_of_a_long_line_does_not_swallow_the_traceback_that_follows() -> None:
+    # A long line ending with a secret may go on on the next line (a wrapped token), but a
+    # traceback's header starts a new record: the failure it opens stays readable.
+    text = (
+        "2026-05-06 07:58:01,000 INFO  os.environ AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKEY\n"
+        "Traceback (most recent call last):\n"
+        '  File "/workspace/ppo.py", line 301, in <module>\n'
+        "RuntimeError: The size of tensor a (4096) must match the size of tensor b (2048)"
+    )
+    masked = mask(text).split("\n")
+    assert masked[0].endswith("AWS_SECRET_ACCESS_KEY=[MASKED:sk]")
+    assert masked[1:] == text.split("\n")[1:]
+
+
 # ---------------------------------------------------------------------------------------------------
 # URLs
 
