@@ -79,3 +79,21 @@ def human_duration(delta: timedelta) -> str:
     if hours:
         return f"{hours}h {minutes:02d}m"
     return f"{minutes}m"
+
+
+# A log time written without an offset is in the zone its container logs in: UTC, or often China
+# time (UTC+8) on ModelArts and on clusters in China. A reading later than the moment the log was
+# read, or than its container finished, by more than a clock's skew is impossible.
+CHINA_OFFSET = timedelta(hours=8)
+CLOCK_SKEW = timedelta(minutes=5)
+
+
+def naive_log_instant(wall_clock: datetime, *, not_after: datetime | None) -> datetime:
+    """A log time without an offset as an instant: read as UTC (the containers of one job log in
+    one zone, so their order holds), unless that reading is impossible (later than `not_after` by
+    more than CLOCK_SKEW) and the China-time reading is not."""
+    as_utc = wall_clock.replace(tzinfo=UTC)
+    if not_after is None or as_utc - not_after <= CLOCK_SKEW:
+        return as_utc
+    as_china_time = as_utc - CHINA_OFFSET
+    return as_china_time if as_china_time - not_after <= CLOCK_SKEW else as_utc

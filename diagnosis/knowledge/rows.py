@@ -7,10 +7,15 @@ pattern: each table adds its own `match` fields):
 * `category`: the failure category it names (None for a row that routes or only confirms);
 * `role`: `cause` (names a failure), `consequence` (follows another failure: a collective timeout
   after a peer died, a launcher reporting its child's death, a back-off limit reached: cited as
-  such, never the root cause), or a routing/symptom role a platform's workflow reads;
+  such, never the root cause), `claim` (untrusted text claiming a failure the evidence around it
+  contradicts: never the cause), or a routing/symptom role a platform's workflow reads;
 * `direct`: whether the text names the failure itself (HIGH on its own) or only points at it
   (an exit code, a generic `ERROR` line: MEDIUM);
 * `reads`: which answers and fields it reads, the citation a report's evidence carries;
+* `outside_process`: whether it names a failure outside the training process (the node's
+  hardware, the kernel's OOM killer, the scheduler, a time limit), which only the platform
+  attests: the same words in the container's own output are a claim, which an exception of the
+  code itself in that output contradicts;
 * `meaning` and `fixes`: the ids of its messages in the platform's message catalogue.
 """
 
@@ -21,7 +26,7 @@ from typing import Literal
 
 from diagnosis.models import Category
 
-Role = Literal["cause", "consequence", "preemption", "scheduling", "kill", "crash_loop", "pod_error"]
+Role = Literal["cause", "consequence", "preemption", "scheduling", "kill", "crash_loop", "pod_error", "claim"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -31,6 +36,7 @@ class Row:
     role: Role = "cause"
     direct: bool = True
     reads: tuple[str, ...] = ()
+    outside_process: bool = False
     meaning: str = ""
     fixes: tuple[str, ...] = ()
 

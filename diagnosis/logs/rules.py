@@ -57,19 +57,29 @@ class KindReading:
     category: Category | None
     direct: bool = True
     role: Role = "cause"
+    # A failure outside the training process (the node's hardware, the kernel's OOM killer): only
+    # the platform attests it. Printed in the container's own output it is a claim, which an
+    # exception of the code itself in the same output contradicts (`own_fault`): then the claim is
+    # set aside. Uncontradicted (an Xid line, then a CUDA error it caused), it still names the cause.
+    outside_process: bool = False
+    # A Python exception that no device, node or platform row names: the code's own failure.
+    own_fault: bool = False
+    # A collective-communication failure: on a worker, it usually follows another worker's own
+    # failure (the peer died, so the collective broke or timed out), and is then its consequence.
+    collective: bool = False
 
 
 FINDING_KINDS: dict[FindingKind, KindReading] = {
-    "traceback": KindReading("CRASH_APP_ERROR"),
+    "traceback": KindReading("CRASH_APP_ERROR", own_fault=True),
     "cuda_oom": KindReading("CRASH_APP_ERROR"),
     "cuda_error": KindReading("CRASH_APP_ERROR"),
-    "nccl_error": KindReading("COMMUNICATION_FAILURE"),
-    "nccl_timeout": KindReading("COMMUNICATION_FAILURE", role="consequence"),
-    "rendezvous": KindReading("COMMUNICATION_FAILURE"),
-    "oom_killed": KindReading("OOM_KILLED"),
+    "nccl_error": KindReading("COMMUNICATION_FAILURE", collective=True),
+    "nccl_timeout": KindReading("COMMUNICATION_FAILURE", role="consequence", collective=True),
+    "rendezvous": KindReading("COMMUNICATION_FAILURE", collective=True),
+    "oom_killed": KindReading("OOM_KILLED", outside_process=True),
     "segfault": KindReading("CRASH_APP_ERROR"),
     "bus_error": KindReading("CRASH_APP_ERROR"),
-    "hardware": KindReading("NODE_FAILURE"),
+    "hardware": KindReading("NODE_FAILURE", outside_process=True),
     # A killed process (`Killed`, return code 137) names no cause until something explains the kill.
     "killed": KindReading(None, direct=False, role="kill"),
     "disk_full": KindReading("CRASH_APP_ERROR"),
@@ -78,6 +88,15 @@ FINDING_KINDS: dict[FindingKind, KindReading] = {
     # A generic `ERROR …` line names a failure less surely than a traceback.
     "error": KindReading("CRASH_APP_ERROR", direct=False),
 }
+
+
+_NO_READING = KindReading(None, direct=False)
+_READINGS_BY_NAME: dict[str, KindReading] = {str(kind): reading for kind, reading in FINDING_KINDS.items()}
+
+
+def reading_of(kind: str | None) -> KindReading:
+    """What a finding kind names (a kind no row gives names nothing)."""
+    return _READINGS_BY_NAME.get(kind or "", _NO_READING)
 
 
 def kinds_naming(categories: frozenset[Category], *, direct: bool) -> tuple[FindingKind, ...]:
@@ -137,8 +156,10 @@ _RETURN_CODE = r"return code:\s*(-?[0-9]+)"
 _SIGNAL_PID = r"Signal ([0-9]+) \(SIG[A-Z]+\) received by PID"
 _ABORTS = frozenset({"nccl_timeout", "child_failed"})
 
-# Lines that only report progress or set-up are never failures.
-NEVER_FAILURE: tuple[str, ...] = ("NCCL INFO", "Init COMPLETE")
+# Lines that only report progress or set-up are never failures: NCCL's INFO lines, a communicator
+# set up, and the network-plugin loader's notice that it falls back to NCCL's own transport
+# (`NCCL WARN NET/Plugin : … No plugin found (libnccl-net.so), using internal implementation`).
+NEVER_FAILURE: tuple[str, ...] = ("NCCL INFO", "Init COMPLETE", "NET/Plugin")
 
 LINE_RULES: tuple[LineRule, ...] = (
     # --- hardware: NODE_FAILURE material -------------------------------------------------
@@ -171,6 +192,20 @@ LINE_RULES: tuple[LineRule, ...] = (
         confirm=r"(?<![A-Za-z0-9])(EL0004|EL9999|EI0011)(?![0-9])",
         code=r"(EL0004|EL9999|EI0011)",
     ),
+    # The Ascend runtime could not allocate device memory: a failed `aclrtMalloc`, its error code
+    # 207001 (ACL_ERROR_RT_MEMORY_ALLOCATION, CANN's rt_error_codes.h), or CANN's own account of it
+    # (`Failed to allocate resource[DeviceMemory] … Reason: Memory resources are exhausted.`).
+    LineRule(
+        "ascend_device_malloc",
+        "cuda_oom",
+        ("aclrtMalloc", "error code is 207001", "ACL_ERROR_RT_MEMORY_ALLOCATION"),
+        confirm=r"aclrtMalloc\w*\(.*(fail|error code)|error code is 207001|ACL_ERROR_RT_MEMORY_ALLOCATION",
+    ),
+    LineRule(
+        "ascend_device_memory_exhausted",
+        "cuda_oom",
+        ("resource\\[DeviceMemory]", "Memory resources are exhausted"),
+    ),
     # --- collective-communication timeouts: consequences of another worker's failure -----
     LineRule(
         "nccl_watchdog_timeout",
@@ -187,6 +222,16 @@ LINE_RULES: tuple[LineRule, ...] = (
             r"|watchdog thread terminated with exception|detected by watchdog at work"
             r"|Some NCCL operations have failed or timed out"
         ),
+        is_consequence=True,
+    ),
+    # HCCL's own timeout codes (CANN error codes of module I): EI0002, a notify wait timed out;
+    # EI0006, getting a socket from a peer timed out (`Remote Rank did not send the data in time`).
+    LineRule(
+        "hccl_timeout_code",
+        "nccl_timeout",
+        ("EI0002", "EI0006"),
+        confirm=r"(?<![A-Za-z0-9])(EI0002|EI0006)(?![0-9])",
+        code=r"(EI0002|EI0006)",
         is_consequence=True,
     ),
     # --- launcher wrappers (torchrun/elastic) reporting a child's death --------------------
@@ -247,7 +292,14 @@ LINE_RULES: tuple[LineRule, ...] = (
         consequence_after=_ABORTS,
     ),
     LineRule("hccl_error", "nccl_error", ("HCCL function error", "HCCL error")),
-    LineRule("ascend_hccl_inner_error", "nccl_error", ("EI9999",), code=r"(EI9999)"),
+    # Any other HCCL code (module I of the CANN error codes: EI0001 … EI9999).
+    LineRule(
+        "ascend_hccl_code",
+        "nccl_error",
+        ("EI[0-9][0-9][0-9][0-9]",),
+        confirm=r"(?<![A-Za-z0-9])(EI[0-9]{4})(?![0-9])",
+        code=r"(?<![A-Za-z0-9])(EI[0-9]{4})(?![0-9])",
+    ),
     LineRule(
         "torch_npu_dist_error",
         "nccl_error",
@@ -396,3 +448,26 @@ SCAN_PATTERNS: list[str] = _unique([TRACEBACK_HEADER, *(p for rule in LINE_RULES
 RULES_FOR_PATTERN: tuple[tuple[int, ...], ...] = tuple(
     tuple(index for index, rule in enumerate(LINE_RULES) if pattern in rule.scan) for pattern in SCAN_PATTERNS
 )
+
+
+def exception_kind(final_line: str) -> FindingKind:
+    """What a traceback's last line names, as the scanner reads it: the kind of the first direct
+    row that matches it (a CUDA error, an NCCL error…), else `traceback` (the code's own exception)."""
+    if not any(never in final_line for never in NEVER_FAILURE):
+        for rule in LINE_RULES:
+            if rule.tier == DIRECT and rule.compiled.search(final_line):
+                return rule.kind
+    return "traceback"
+
+
+# A Python exception's last line, `package.Name: message` (`KeyError: 'labels'`).
+_EXCEPTION_LINE = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)(?::|$)")
+
+
+def own_fault(kind: str | None, line: str) -> bool:
+    """Whether a finding is an exception of the code itself: a traceback no device or node row
+    names, or a generic error line shaped as a Python exception's last line (its traceback's
+    header cut off or garbled)."""
+    if reading_of(kind).own_fault:
+        return True
+    return kind == "error" and _EXCEPTION_LINE.match(line.strip()) is not None

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from diagnosis.knowledge.literals import required_literals
 from diagnosis.knowledge.rows import Row
-from diagnosis.logs.rules import FindingKind
+from diagnosis.logs.rules import LINE_RULES, NEVER_FAILURE, FindingKind
 from diagnosis.models import CATEGORY_PRECEDENCE, Category
 
 
@@ -124,6 +124,7 @@ FIXES: dict[str, Fix] = {
         Fix("raise_quota"),
         Fix("smaller_or_other_pool"),
         Fix("wait_for_resources", changes_resources=False),
+        Fix("check_node_constraints"),
         Fix("find_first_failure", changes_resources=False),
         Fix("nccl_debug"),
         Fix("hccl_check"),
@@ -154,25 +155,29 @@ def fixes_for(fix_ids: tuple[str, ...]) -> tuple[Fix, ...]:
 _HARDWARE_FIXES = ("rerun_elsewhere", "open_ticket")
 _SCHEDULING_FIXES = ("smaller_or_other_pool", "wait_for_resources")
 
+# Every device-memory line the training-log table knows (CUDA, torch_npu, MindSpore, the Ascend
+# runtime and its codes) is the `device_oom` row here too: one list of those lines, in logs.rules.
+_LOG_DEVICE_MEMORY = "|".join(
+    f"(?:{rule.compiled.pattern})" for rule in LINE_RULES if rule.kind == "cuda_oom"
+)
+
 
 RULES: tuple[Rule, ...] = (
     # --- accelerator memory, exhausted in the user's process ---
     Rule(
         name="device_oom",
         category="CRASH_APP_ERROR",
-        pattern=_rx(
-            r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory|NPU out of memory"
-            r"|\bEL0004\b|\bEL9999\b|\bEI0011\b|out of (device|NPU|GPU|HBM) memory"
-        ),
+        pattern=_rx(rf"out of (device|NPU|GPU|HBM) memory|{_LOG_DEVICE_MEMORY}"),
         fixes=("reduce_batch", "bigger_flavor"),
         words=("cuda_oom",),
     ),
     # --- the node's hardware ---
     Rule(
         name="gpu_hardware",
+        outside_process=True,
         category="NODE_FAILURE",
         pattern=_rx(
-            r"\bXid\b|uncorrectable ECC|ECC error|fallen off the bus|GPU is lost|device (is )?lost"
+            r"(?-i:\bXid\b)|uncorrectable ECC|ECC error|fallen off the bus|GPU is lost|device (is )?lost"
             r"|heartbeat lost|chip[ _]fault|node[ _]fault|hardware (fault|failure|error)"
         ),
         fixes=_HARDWARE_FIXES,
@@ -180,12 +185,14 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         name="ascend_precheck",
+        outside_process=True,
         category="NODE_FAILURE",
         pattern=_rx(r"dsmi-checker detect failed|detect failed, error: dsmi"),
         fixes=_HARDWARE_FIXES,
     ),
     Rule(
         name="node_lost",
+        outside_process=True,
         category="NODE_FAILURE",
         pattern=_rx(
             r"\bnode\b.{0,60}?\b(lost|not ?ready)\b|NodeNotReady|node .*became unavailable|节点故障|节点异常"
@@ -195,6 +202,7 @@ RULES: tuple[Rule, ...] = (
     # --- host memory ---
     Rule(
         name="host_oom",
+        outside_process=True,
         category="OOM_KILLED",
         pattern=_rx(
             r"OOMKilled|Out of memory: Kill|oom[-_ ]kill|Memory cgroup out of memory|host memory (is )?exhausted"
@@ -245,22 +253,40 @@ RULES: tuple[Rule, ...] = (
     # --- resources ---
     Rule(
         name="quota_exceeded",
+        outside_process=True,
         category="RESOURCE_INSUFFICIENT",
         pattern=_rx(r"ModelArts\.0116|quota (is )?(exceeded|insufficient)|exceeds? (the )?quota|配额不足"),
         fixes=("raise_quota",),
     ),
     Rule(
         name="resources_insufficient",
+        outside_process=True,
         category="RESOURCE_INSUFFICIENT",
         pattern=_rx(
             r"insufficient (resources?|nvidia\.com/gpu|huawei\.com/ascend|cpu|memory|npu|gpu)"
             r"|Insufficient [\w./-]+|not enough (resources?|gpu|npu|cpu|memory)|resources? (are |is )?(insufficient|not enough|shortage|exhausted)"
-            r"|\d+/\d+ nodes are available|资源不足"
+            r"|资源不足"
         ),
         fixes=_SCHEDULING_FIXES,
     ),
+    # The scheduler found nodes, but none the job may run on: node affinity or selector, a taint
+    # it does not tolerate, nodes cordoned (kube-scheduler's `0/8 nodes are available: 8 node(s)
+    # didn't match Pod's node affinity/selector`). Scheduling wording, no shortage stated: MEDIUM.
+    Rule(
+        name="node_constraints",
+        outside_process=True,
+        category="RESOURCE_INSUFFICIENT",
+        pattern=_rx(
+            r"node\(s\) (didn't|did not) (match|satisfy|have free ports)|node\(s\) (had|have) (untolerated )?taints?"
+            r"|node\(s\) were unschedulable|node\(s\) had volume node affinity conflict"
+            r"|(didn't|did not) match Pod's node affinity|untolerated taint|that the pod didn't tolerate"
+        ),
+        fixes=("check_node_constraints", "smaller_or_other_pool"),
+        direct=False,
+    ),
     Rule(
         name="scheduling_failed",
+        outside_process=True,
         category="RESOURCE_INSUFFICIENT",
         pattern=_rx(
             r"FailedScheduling|failed to schedule|scheduling failed|schedule failed|unschedulable|调度失败"
@@ -275,6 +301,8 @@ RULES: tuple[Rule, ...] = (
         pattern=_rx(
             r"Watchdog caught collective operation timeout|collective operation timeout"
             r"|NCCL.*time(d)? ?out|HCCL.*time(d)? ?out|ProcessGroupNCCL.*Timeout|NCCL communicator was aborted"
+            # HCCL's timeout codes: EI0002 (a notify wait), EI0006 (getting a socket from a peer).
+            r"|\bEI000[26]\b"
         ),
         fixes=("find_first_failure", "nccl_debug"),
         words=("nccl_timeout",),
@@ -292,7 +320,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         name="hccl_error",
         category="COMMUNICATION_FAILURE",
-        pattern=_rx(r"\bHCCL\b.*(error|fail)|\bEI9999\b|hccl.*(error|fail)"),
+        pattern=_rx(r"\bHCCL\b.*(error|fail)|\bEI0\d{3}\b|\bEI9999\b|hccl.*(error|fail)"),
         fixes=("hccl_check", "find_first_failure"),
     ),
     Rule(
@@ -312,6 +340,7 @@ RULES: tuple[Rule, ...] = (
     # --- time limit ---
     Rule(
         name="time_limit",
+        outside_process=True,
         category="JOB_TIMEOUT",
         pattern=_rx(
             r"exceed(ed|s)? (the )?(max(imum)? )?(running|run|execution|training) (time|duration)"
@@ -450,8 +479,11 @@ RULES_BY_NAME: dict[str, Rule] = {rule.name: rule for rule in (*RULES, GENERIC_E
 # The row that words each log finding kind (when no row names the line itself).
 KIND_RULES: dict[str, Rule] = {kind: rule for rule in RULES for kind in rule.words}
 
-# Lines that only report progress or set-up are never failures.
-PROGRESS_LINE = re.compile(r"NCCL INFO|Init COMPLETE|HCCL INFO|\[INFO\]", re.IGNORECASE)
+# Lines that only report progress or set-up are never failures (the training-log table's, and
+# HCCL's and the platform's INFO lines).
+PROGRESS_LINE = re.compile(
+    "|".join([*(re.escape(text) for text in NEVER_FAILURE), r"HCCL INFO", r"\[INFO\]"]), re.IGNORECASE
+)
 
 
 KEYWORDS: tuple[str, ...] = tuple(sorted({word for rule in RULES for word in rule.keywords}))
@@ -532,3 +564,11 @@ def match_exception(final_line: str) -> tuple[Rule, dict[str, str]] | None:
     if found is None:
         return None
     return GENERIC_EXCEPTION, GENERIC_EXCEPTION.values(found, final_line)
+
+
+_ROW_RANK: dict[str, int] = {rule.name: index for index, rule in enumerate((*RULES, GENERIC_EXCEPTION))}
+
+
+def rank(rule: Rule) -> int:
+    """A row's place in the table (specific rows first); rows outside it come last."""
+    return _ROW_RANK.get(rule.name, len(_ROW_RANK))

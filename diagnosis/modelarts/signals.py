@@ -14,6 +14,7 @@ from dataclasses import field as dataclass_field
 from datetime import UTC, datetime
 from typing import Literal
 
+from diagnosis.logs.rules import FindingKind, exception_kind, own_fault
 from diagnosis.logs.scan import parse_timestamp, parse_traceback, scan_text
 from diagnosis.modelarts import rules
 from diagnosis.modelarts.parse.events import Event
@@ -22,6 +23,7 @@ from diagnosis.modelarts.parse.preview import Preview
 from diagnosis.modelarts.parse.times import read_time
 from diagnosis.modelarts.parse.user_diagnosis import UserDiagnosis
 from diagnosis.models import Category
+from diagnosis.timeutil import naive_log_instant
 
 DETAILS = "ShowTrainingJobDetails"
 EVENTS = "ListTrainingJobEvents"
@@ -42,6 +44,10 @@ KIND_ORDER: dict[str, int] = {
 }
 
 ANALYSIS_RULE = rules.ANALYSIS_RULE
+# What the training process itself wrote (its task message, its log): untrusted text, which can
+# claim a failure outside the process but not attest it.
+CONTAINER_OUTPUT: frozenset[str] = frozenset({"message", "log"})
+COLLECTIVE: Category = "COMMUNICATION_FAILURE"
 
 
 @dataclass
@@ -61,6 +67,18 @@ class Signal:
     order: int = 0
     exit_code: int | None = None
     consequence_seen: bool = False  # the log scanner saw it follow another failure
+    # What the log table names the line (a traceback's last line: `traceback` when it is the
+    # code's own exception rather than a device or communication error).
+    finding_kind: FindingKind | None = None
+    # A claim of a failure outside the process that the same output's own exception contradicts.
+    contradicted: bool = False
+    # When it happened, for ordering: `timestamp` as an instant (a log time without an offset read
+    # as UTC, or as China time when UTC would put it after the log was read). None: `timestamp`.
+    instant: datetime | None = None
+
+    @property
+    def when(self) -> datetime | None:
+        return self.instant if self.instant is not None else self.timestamp
 
     @property
     def category(self) -> Category:
@@ -73,6 +91,15 @@ class Signal:
     @property
     def consequence(self) -> bool:
         return self.rule.consequence or self.consequence_seen
+
+    @property
+    def own_fault(self) -> bool:
+        """The code's own exception: a traceback whose last line no device or node row names."""
+        return self.finding_kind is not None and own_fault(self.finding_kind, self.line)
+
+    @property
+    def set_aside(self) -> bool:
+        return self.consequence or self.contradicted
 
     @property
     def early_exit(self) -> bool:
@@ -121,32 +148,84 @@ def traceback_excerpt(text: str, final_line: str) -> str:
 
 def strength(signal: Signal) -> tuple[int, int, int]:
     """Sort key: non-consequences first, direct first, then the category order (strongest first)."""
-    return (int(signal.consequence), int(not signal.direct), rules.category_rank(signal.category))
+    return (int(signal.set_aside), int(not signal.direct), rules.category_rank(signal.category))
 
 
 def _sort_time(instant: datetime | None) -> datetime:
-    """Log times of one job are written in one zone: naive stays naive, aware goes to UTC."""
+    """Log times of one job are written in one zone: naive stays naive, aware goes to UTC. Compared
+    to the second: lines written with and without fractions (`01:31:07` and `01:31:07.412` of one
+    failure) are simultaneous, and their order in the log decides."""
     if instant is None:
         # A failure with no time at all counts as earlier (tracebacks carry no timestamps).
         return datetime.min
-    if instant.tzinfo is None:
-        return instant
-    return instant.astimezone(UTC).replace(tzinfo=None)
+    if instant.tzinfo is not None:
+        instant = instant.astimezone(UTC).replace(tzinfo=None)
+    return instant.replace(microsecond=0)
+
+
+def _set_aside_contradicted_claims(signals: Sequence[Signal]) -> None:
+    """A failure outside the process (a hardware fault, a memory kill, a shortage, a time limit)
+    that only the task's own output names is a claim: an exception of the code itself in the same
+    output (same task, same kind of text) contradicts it, and it is set aside. Platform text (the
+    analysis, fault records, run end reasons, events) is never set aside so."""
+    for signal in signals:
+        if signal.kind not in CONTAINER_OUTPUT or not signal.rule.outside_process:
+            continue
+        signal.contradicted = any(
+            other.own_fault
+            and not other.consequence
+            and other.kind == signal.kind
+            and other.task == signal.task
+            for other in signals
+        )
+
+
+def _set_aside_collectives_after_a_peer(signals: Sequence[Signal]) -> None:
+    """Across workers the earliest failure is the root cause: a collective-communication failure
+    in one task's output follows another task's own failure (the peer died, the collective broke
+    or timed out), whatever its wording, unless the times show it came first."""
+    own = [
+        signal
+        for signal in signals
+        if signal.kind in CONTAINER_OUTPUT
+        and signal.task is not None
+        and signal.direct
+        and not signal.set_aside
+        and signal.category != COLLECTIVE
+    ]
+    for signal in signals:
+        if signal.kind not in CONTAINER_OUTPUT or signal.category != COLLECTIVE or signal.consequence:
+            continue
+        signal.consequence_seen = any(
+            other.task != signal.task and not _earlier(signal.when, other.when) for other in own
+        )
+
+
+def _earlier(first: datetime | None, second: datetime | None) -> bool:
+    """Whether the times show `first` strictly before `second` (no time shows nothing)."""
+    if first is None or second is None:
+        return False
+    return _sort_time(first) < _sort_time(second)
 
 
 def choose(signals: Sequence[Signal]) -> Signal | None:
     """Consequences last; within one source kind the earliest failure wins (across workers, the
     first to fail is the root cause);
-    across kinds the category order decides, then the runbook's A-E order."""
+    across kinds the category order decides, then the runbook's A-E order.
+
+    Before that, the container's claims that its own exception contradicts are set aside, and so
+    are collective-communication failures that follow another worker's own failure."""
+    _set_aside_contradicted_claims(signals)
+    _set_aside_collectives_after_a_peer(signals)
     best_per_kind: list[Signal] = []
     for kind in KIND_ORDER:
         members = [signal for signal in signals if signal.kind == kind]
         if members:
             members.sort(
                 key=lambda s: (
-                    int(s.consequence),
+                    int(s.set_aside),
                     int(not s.direct),
-                    _sort_time(s.timestamp),
+                    _sort_time(s.when),
                     rules.category_rank(s.category),
                     s.order,
                 )
@@ -177,6 +256,7 @@ def text_signal(text: str, *, kind: SignalKind, source: str, field: str, task: s
                 values=values,
                 task=task,
                 traceback=True,
+                finding_kind=exception_kind(traceback.final_line.strip()),
             )
     best: Signal | None = None
     for line in text.splitlines():
@@ -193,7 +273,12 @@ def text_signal(text: str, *, kind: SignalKind, source: str, field: str, task: s
             values=matched[1],
             task=task,
         )
-        if best is None or strength(candidate) < strength(best):
+        # At equal strength the more specific row names the line (a device-memory code before a
+        # generic torch_npu code on the line above it).
+        if best is None or (strength(candidate), rules.rank(candidate.rule)) < (
+            strength(best),
+            rules.rank(best.rule),
+        ):
             best = candidate
     return best
 
@@ -357,11 +442,20 @@ def _kind_rule(kind: str) -> tuple[rules.Rule, dict[str, str]] | None:
     return (rule, {}) if rule is not None else None
 
 
-def preview_signals(task: str, preview: Preview) -> list[Signal]:
+def _log_instant(written: datetime | None, now: datetime | None) -> datetime | None:
+    """A log line's time as an instant: one without an offset is read as UTC unless that puts it
+    after the moment the log was read (then it is China time)."""
+    if written is None or written.tzinfo is not None:
+        return written
+    return naive_log_instant(written, not_after=now)
+
+
+def preview_signals(task: str, preview: Preview, *, now: datetime | None = None) -> list[Signal]:
     """The extended path: traceback and error lines of a task's log preview (logscan, then the
     platform lines a generic scanner may not flag: OBS, downloader, Ascend pre-checks, quotas)."""
     findings = scan_text(preview.content)
     signals: list[Signal] = []
+    line_numbers: list[int] = []
     covered: set[int] = set()
     for order, finding in enumerate(findings.findings):
         if finding.exit_code is not None:
@@ -383,6 +477,7 @@ def preview_signals(task: str, preview: Preview) -> list[Signal]:
                 line for line in finding.context if line.strip() and line.strip() != finding.line.strip()
             ]
             excerpt = "\n".join([*before[-1:], finding.line])
+        line_numbers.append(finding.line_number)
         signals.append(
             Signal(
                 rule=matched[0],
@@ -395,14 +490,17 @@ def preview_signals(task: str, preview: Preview) -> list[Signal]:
                 task=task,
                 traceback=is_traceback,
                 timestamp=finding.timestamp.value if finding.timestamp is not None else None,
+                instant=_log_instant(finding.timestamp.value if finding.timestamp is not None else None, now),
                 order=order,
                 consequence_seen=finding.is_consequence,
+                finding_kind=finding.kind,
             )
         )
     for hit in rules.rule_hits(preview.content):
         if hit.line_number in covered:
             continue
         reading = parse_timestamp(hit.line)
+        line_numbers.append(hit.line_number)
         signals.append(
             Signal(
                 rule=hit.rule,
@@ -414,10 +512,23 @@ def preview_signals(task: str, preview: Preview) -> list[Signal]:
                 values=hit.values,
                 task=task,
                 timestamp=reading.value if reading is not None else None,
+                instant=_log_instant(reading.value if reading is not None else None, now),
                 order=10_000 + hit.line_number,
             )
         )
+    _carry_times_forward(sorted(zip(line_numbers, signals, strict=True), key=lambda pair: pair[0]))
     return signals
+
+
+def _carry_times_forward(in_log_order: Sequence[tuple[int, Signal]]) -> None:
+    """A line without a time of its own was written after the timed line before it in the same
+    log (an indented continuation, a traceback's last line): it is ordered at that time."""
+    last: datetime | None = None
+    for _line_number, signal in in_log_order:
+        if signal.when is None:
+            signal.instant = last
+        else:
+            last = signal.when
 
 
 def oom_hint(previews: Sequence[Preview]) -> bool:

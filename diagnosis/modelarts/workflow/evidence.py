@@ -226,7 +226,7 @@ def read_previews(run: Run, tasks: Sequence[str], answers: Sequence[Answer]) -> 
                     full=preview.full_size if preview.full_size is not None else "?",
                 )
             )
-        found = preview_signals(task, preview)
+        found = preview_signals(task, preview, now=run.now)
         if not found:
             cite_clean_preview(run, task, preview)
         signals.extend(found)
