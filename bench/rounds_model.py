@@ -9,7 +9,8 @@ Run:ai, with a workload id and a cached token:
   (1) status and events together (both need only the workload id);
   (2) spec, pods and the first history page together (after the phase rule, which reads both);
   (3) metrics and the Tier-2 pod, previous log and pod events together (each only when its rule
-      asks, which needs the pods and the history);
+      asks, which needs the pods and the history); the log of a container only the pod object
+      names (an init container that failed, which no Tier-1 answer names) waits for that object;
   (4) the node, only for node-failure signals (named by the pod evidence).
 Option B's listing pages come before (1) (the unsorted list after a refused sort, the deleted
 workloads after a live list that matched nothing); when several active candidates are checked,
@@ -80,6 +81,7 @@ class Waits:
     differ: tuple[str, ...] = ()
     earlier_only: bool = False
     only_if: str | None = None  # a key of PREDICATES
+    only_if_call: str | None = None  # a key of CALL_PREDICATES: holds for the waiting call itself
 
 
 @dataclass(frozen=True)
@@ -118,6 +120,21 @@ def _kill_only_in_tier2(calls: Sequence[Call]) -> bool:
 PREDICATES: dict[str, Callable[[Sequence[Call]], bool]] = {
     "stopped_without_events": _stopped_without_events,
     "kill_only_in_tier2": _kill_only_in_tier2,
+}
+
+
+def _container_only_in_the_pod_object(call: Call, calls: Sequence[Call]) -> bool:
+    """The call names a container that no Tier-1 answer names (Run:ai's pods list names the main
+    containers; a kubelet back-off event may name a failing init container)."""
+    container = call.args.get("container")
+    if not container:
+        return False
+    named = re.compile(r"(?<![\w.-])" + re.escape(container) + r"(?![\w.-])")
+    return not any(c.op in _TIER_1 and named.search(c.answer) for c in calls)
+
+
+CALL_PREDICATES: dict[str, Callable[[Call, Sequence[Call]], bool]] = {
+    "container_only_in_the_pod_object": _container_only_in_the_pod_object,
 }
 
 
@@ -193,14 +210,27 @@ RUNAI: tuple[Rule, ...] = (
             Waits("k8s.read_pod", only_if="kill_only_in_tier2"),
         ),
     ),
-    # The current log is read when the previous one is refused (no previous instance).
+    # The current log is read when the previous one is refused (no previous instance); a container
+    # only the pod object names is known once that object answered.
     Rule(
         "k8s.read_pod_log",
         (
             *_all(_STEP_2),
             Waits("k8s.read_pod_log", same=("namespace", "name"), where={"previous": "true"}),
+            Waits(
+                "k8s.read_pod", same=("namespace", "name"), only_if_call="container_only_in_the_pod_object"
+            ),
         ),
         when={"previous": None},
+    ),
+    Rule(
+        "k8s.read_pod_log",
+        (
+            *_all(_STEP_2),
+            Waits(
+                "k8s.read_pod", same=("namespace", "name"), only_if_call="container_only_in_the_pod_object"
+            ),
+        ),
     ),
     *(Rule(op, _all(_STEP_2)) for op in _TIER_2_PODS),
     Rule("k8s.read_node", (*_all(_STEP_2), *_all(_TIER_2_PODS))),
@@ -261,7 +291,13 @@ def _offset(call: Call) -> int:
 
 
 def _depends(
-    call: Call, index: int, other: Call, other_index: int, rule: Rule, holds: Mapping[str, bool]
+    call: Call,
+    index: int,
+    other: Call,
+    other_index: int,
+    rule: Rule,
+    holds: Mapping[str, bool],
+    calls: Sequence[Call],
 ) -> bool:
     if other_index == index:
         return False
@@ -275,6 +311,8 @@ def _depends(
         if waits.earlier_only and other_index > index:
             continue
         if waits.only_if is not None and not holds[waits.only_if]:
+            continue
+        if waits.only_if_call is not None and not CALL_PREDICATES[waits.only_if_call](call, calls):
             continue
         if any(other.args.get(key) != call.args.get(key) for key in waits.same):
             continue
@@ -302,7 +340,7 @@ def minimum_rounds(platform: str, calls: Sequence[Call]) -> list[int]:
         waited = [
             round_of(other)
             for other in range(len(calls))
-            if _depends(calls[index], index, calls[other], other, rules[index], holds)
+            if _depends(calls[index], index, calls[other], other, rules[index], holds, calls)
         ]
         visiting.discard(index)
         result = 1 + max(waited, default=0)

@@ -16,6 +16,7 @@ from diagnosis.knowledge.exitcodes import exit_code_info
 from diagnosis.models import Category, Recommendation
 from diagnosis.runai.facts import Context, batch_setting, container_name, exit_code, image, node, subcase
 from diagnosis.runai.memory import MemoryReading, format_quantity
+from diagnosis.runai.signals import quote
 
 RootCause = Callable[[Context, MemoryReading], str]
 Recommend = Callable[[Context, MemoryReading], list[Recommendation]]
@@ -77,10 +78,49 @@ def exit_meaning(code: int, lang: str) -> str:
     return exit_code_info(code).meaning(lang)
 
 
+def _key_log_line(context: Context, container: str | None) -> str | None:
+    """The line of a container's own log that names its failure (the log table's best finding)."""
+    for signal in context.signals:
+        observation = signal.observation
+        if observation.kind == "log" and observation.container == container and signal.rule.role == "cause":
+            return quote(observation.message, limit=300)
+    return None
+
+
+def _last_log_line(context: Context, container: str) -> str | None:
+    """The line a container's log ended with, when the log table names none of its lines."""
+    for fact in context.tier2.main_containers:
+        if fact.container == container and fact.last_log_line:
+            return quote(fact.last_log_line, limit=300)
+    return None
+
+
+def _init_root(context: Context, _reading: MemoryReading) -> str:
+    """Which init container failed, its exit code and the line of its log that says why, when the
+    pod was read; else what Tier 1 said."""
+    t, winner = context.t, context.verdict.winner
+    failed = winner.observation if winner is not None else None
+    if failed is None or failed.kind != "container" or not failed.container or failed.exit_code is None:
+        return t("rc.init", signature=_signature(context))
+    line = _key_log_line(context, failed.container) or _last_log_line(context, failed.container)
+    if line is None:
+        return t("rc.init_exit", container=failed.container, code=failed.exit_code)
+    return t("rc.init_exit_log", container=failed.container, code=failed.exit_code, line=line)
+
+
 def _crash_root(context: Context, _reading: MemoryReading) -> str:
     t, verdict = context.t, context.verdict
     if verdict.has_log_line:
+        code = exit_code(context)
+        if code is not None:
+            return t(
+                "rc.crash_log_exit", container=_container(context), code=code, signature=_signature(context)
+            )
         return t("rc.crash_log", container=_container(context), signature=_signature(context))
+    winner = verdict.winner.observation if verdict.winner is not None else None
+    if winner is not None and winner.kind == "container" and winner.exit_code is None and winner.container:
+        # The container never ran: its waiting state says why it could not start.
+        return t("rc.crash_start", container=winner.container, signature=_signature(context))
     code = exit_code(context)
     if code is None and verdict.winner is not None:
         code = verdict.winner.observation.exit_code
@@ -99,7 +139,7 @@ def _signature_root(key: str) -> RootCause:
 ROOT_CAUSES: dict[Category, RootCause] = {
     "OOM_KILLED": _oom_root,
     "IMAGE_PULL_FAILED": _pull_root,
-    "INIT_FAILED": _signature_root("rc.init"),
+    "INIT_FAILED": _init_root,
     "DATASOURCE_MOUNT_FAILED": _signature_root("rc.mount"),
     "NODE_FAILURE": _node_root,
     "SCHEDULING_POLICY_TERMINATED": _policy_root,

@@ -244,6 +244,10 @@ RULES: tuple[Rule, ...] = (
     Rule(
         name="log_consequence", role="consequence", matches=lambda obs: obs.kind == "log" and obs.consequence
     ),
+    # A container's own line claiming a failure outside it (an Xid, a kernel OOM kill) while its own
+    # exception says otherwise: untrusted text, quoted at most, never the cause. The platform's
+    # word (a container state OOMKilled, a node condition, a node event) still is.
+    Rule(name="contradicted_claim", role="claim", matches=lambda obs: obs.kind == "log" and obs.contradicted),
     # OOM_KILLED: the kernel killed the process at the memory limit.
     Rule(
         name="oom_killed",
@@ -358,14 +362,17 @@ RULES: tuple[Rule, ...] = (
         subcase="volume",
     ),
     # NODE_FAILURE: the node or its hardware failed under the workload (an NVIDIA Xid, a GPU off the
-    # bus: https://docs.nvidia.com/deploy/xid-errors/index.html).
+    # bus: https://docs.nvidia.com/deploy/xid-errors/index.html). The driver writes `Xid` so; a node
+    # named `gpu-node-xid-01` is no Xid.
     _node_failure(
         "gpu_hardware_fault",
         _any(
             _log(*_LOG_HARDWARE),
             _all(
                 _not(_kind("log")),
-                _rx(r"\bXid\b|fallen off the bus|GPU is lost|uncorrectable ECC|double[- ]bit ECC|NVRM:"),
+                _rx(
+                    r"(?-i:\bXid\b)|fallen off the bus|GPU is lost|uncorrectable ECC|double[- ]bit ECC|NVRM:"
+                ),
             ),
         ),
     ),
@@ -633,6 +640,12 @@ def _specific_first(signal: Signal) -> tuple[int, int, bool, datetime]:
     return (kind_rank, _RULE_RANK[signal.rule.name], no_exit_code, signal.observation.at or _EPOCH)
 
 
+# The categories whose cause is a container's own exit: naming it takes the container, its exit code
+# and its key log line. When Tier 1 gives only a status word for one (`Init:Error`,
+# `CreateContainerError`…), the failing pod is read to name them.
+NAMED_BY_THE_CONTAINER: frozenset[Category] = frozenset({"INIT_FAILED", "CRASH_APP_ERROR"})
+
+
 @dataclass
 class Verdict:
     category: Category
@@ -660,6 +673,17 @@ class Verdict:
     @property
     def has_log_line(self) -> bool:
         return any(signal.observation.kind == "log" for signal in self.supporting)
+
+    @property
+    def rests_on_a_status_word(self) -> bool:
+        """The category of a container's failure stands on status words alone (a pod phase such as
+        `Init:Error`, a reason with no message): no signal names the container with its exit code
+        or an error line."""
+        return (
+            self.category in NAMED_BY_THE_CONTAINER
+            and bool(self.supporting)
+            and all(signal.observation.status_word for signal in self.supporting)
+        )
 
 
 def _by_role(signals: list[Signal], *roles: str) -> list[Signal]:

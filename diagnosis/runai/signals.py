@@ -8,14 +8,15 @@ when one is known, and the pod/container/exit code it concerns. Nothing here cla
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 from dataclasses import field as dataclass_field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Literal
 
+from diagnosis.logs.rules import own_fault, reading_of
 from diagnosis.runai import k8s_views, parse
-from diagnosis.timeutil import iso, parse_instant
+from diagnosis.timeutil import iso, naive_log_instant, parse_instant
 
 ObservationKind = Literal[
     "phase_message",  # status phaseMessage / phaseReason
@@ -77,11 +78,22 @@ class Observation:
     node: str | None = None
     log_kind: str | None = None  # logscan Finding.kind
     consequence: bool = False  # logscan: a failure that usually follows another one (G14)
+    # A log line claiming a failure outside the process (a hardware fault, a kernel OOM kill) in a
+    # log whose own exception contradicts it: the container's text cannot attest it.
+    contradicted: bool = False
     extra: dict[str, Any] = dataclass_field(default_factory=dict, compare=False, hash=False)
 
     @property
     def haystack(self) -> str:
         return f"{self.reason} {self.message}"
+
+    @property
+    def status_word(self) -> bool:
+        """A bare status (a pod's k8sPhase, a reason with no message): it names no container, exit
+        code or error line."""
+        if self.kind == "log" or self.exit_code is not None:
+            return False
+        return self.kind == "pod_phase" or not self.message.strip()
 
     def quoted(self) -> str:
         """The evidence text: `<time> <type> <reason>: <message>` for events, verbatim otherwise."""
@@ -435,17 +447,28 @@ def from_node(node: k8s_views.Node, *, node_name: str) -> list[Observation]:
 
 
 def from_log_findings(
-    findings: Iterable[Any], *, pod_name: str, container: str | None, finished_at: datetime | None
+    findings: Sequence[Any],
+    *,
+    pod_name: str,
+    container: str | None,
+    finished_at: datetime | None,
+    limit: int | None = None,
 ) -> list[Observation]:
-    """Log findings (diagnosis.logs.scan.Finding) of one container's log, most diagnostic first."""
+    """Log findings (diagnosis.logs.scan.Finding) of one container's log, most diagnostic first
+    (the first `limit` of them). A claim of a failure outside the process (an Xid line, a kernel
+    OOM line) is marked contradicted when the same log holds an exception of the code itself."""
+    contradicting = any(
+        own_fault(getattr(finding, "kind", None), str(getattr(finding, "line", ""))) for finding in findings
+    )
     found: list[Observation] = []
-    for finding in findings:
+    for finding in findings[:limit]:
         stamp = getattr(finding, "timestamp", None)
         at = getattr(stamp, "value", None) if stamp is not None else None
         if at is not None and at.tzinfo is None:
             # No offset in the line: every container of one job logs in the same zone, so reading
-            # them all as UTC keeps their order, which is all logs are compared on (G15).
-            at = at.replace(tzinfo=UTC)
+            # them all as UTC keeps their order, unless that reading puts the line after its
+            # container finished (then the container logged China time).
+            at = naive_log_instant(at, not_after=finished_at)
         found.append(
             Observation(
                 source="k8s.read_pod_log",
@@ -458,8 +481,44 @@ def from_log_findings(
                 container=container,
                 log_kind=str(getattr(finding, "kind", "error")),
                 consequence=bool(getattr(finding, "is_consequence", False)),
+                contradicted=contradicting and reading_of(getattr(finding, "kind", None)).outside_process,
                 exit_code=getattr(finding, "exit_code", None),
                 extra={"exception_name": getattr(finding, "exception_name", None)},
             )
         )
     return found
+
+
+def _own_failure(observation: Observation) -> bool:
+    """A log line naming a failure of its own (not a consequence, not a collective failure)."""
+    reading = reading_of(observation.log_kind)
+    return (
+        observation.kind == "log"
+        and not observation.consequence
+        and not observation.contradicted
+        and reading.role == "cause"
+        and reading.direct
+        and reading.category is not None
+        and not reading.collective
+    )
+
+
+def collectives_after_a_peer(observations: Sequence[Observation]) -> list[Observation]:
+    """Across workers the earliest failure is the root cause: a collective-communication failure
+    in one pod's log (an NCCL or HCCL error, a rendezvous failure, whatever its wording) follows
+    another pod's own failure (the peer died, the collective broke), unless the times show it
+    came first. Such a line becomes a consequence."""
+    own = [observation for observation in observations if _own_failure(observation)]
+    marked: list[Observation] = []
+    for observation in observations:
+        reading = reading_of(observation.log_kind)
+        if observation.kind == "log" and reading.collective and not observation.consequence:
+            after_a_peer = any(
+                other.pod != observation.pod
+                and not (observation.at is not None and other.at is not None and observation.at < other.at)
+                for other in own
+            )
+            if after_a_peer:
+                observation = replace(observation, consequence=True)
+        marked.append(observation)
+    return marked

@@ -33,6 +33,9 @@ class ContainerFacts:
     exit_code: int | None
     restart_count: int | None
     reason: str | None
+    # The last line its log read ended with: what Kubernetes itself reports as the termination
+    # message when a container's own is empty (terminationMessagePolicy FallbackToLogsOnError).
+    last_log_line: str | None = None
 
 
 @dataclass

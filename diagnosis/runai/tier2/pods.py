@@ -1,21 +1,33 @@
-"""Every failing pod's object, failing container's log and events, requested together."""
+"""Every failing pod's object, failing container's log and events, requested together; then the
+log the pod object asks for (another failing container's, or the current one when there is no
+previous instance)."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from diagnosis.evidence.answer import Answer
 from diagnosis.render.i18n import Translator
 from diagnosis.runai import k8s_views, parse
-from diagnosis.runai.signals import from_k8s_events, from_k8s_pod, from_log_findings
+from diagnosis.runai.signals import (
+    Observation,
+    collectives_after_a_peer,
+    from_k8s_events,
+    from_k8s_pod,
+    from_log_findings,
+)
 from diagnosis.runai.tier2.containers import facts_of, finished_at, main_container
 from diagnosis.runai.tier2.evidence import MAX_PODS, Fetcher, PodTarget, Tier2Evidence, note_failure
 
 LOG_TAIL_LINES = 200
 LOG_LIMIT_BYTES = 1_048_576
 MAX_FINDINGS_PER_LOG = 3
+
+# Called with what the pod objects show, once they answered and while the logs they name are read:
+# evidence that waits only for the pod objects (the metrics of an OOM kill only they show) goes then.
+PodObjectsHook = Callable[[list[Observation]], Awaitable[None]]
 
 
 def _scan_log(text: str) -> list[Any]:
@@ -25,38 +37,58 @@ def _scan_log(text: str) -> list[Any]:
 
 
 async def read_pods(
-    source: Fetcher, *, namespace: str, pods: Sequence[PodTarget], t: Translator
+    source: Fetcher,
+    *,
+    namespace: str,
+    pods: Sequence[PodTarget],
+    t: Translator,
+    with_pod_objects: PodObjectsHook | None = None,
 ) -> Tier2Evidence:
     """Every pod's object, previous log and events, requested together (one round); `calls` lists
-    the pod objects first, then each pod's log and events."""
+    the pod objects first, then each pod's log and events. A log the pod object asks for follows,
+    together with `with_pod_objects`."""
     chosen = list(pods[:MAX_PODS])
     pod_calls = [source.fetch("k8s.read_pod", namespace=namespace, name=target.name) for target in chosen]
     other_calls = []
     for target in chosen:
-        other_calls.append(_read_log(source, namespace, target.name, _expected_container(target)))
+        other_calls.append(_read_previous_log(source, namespace, target.name, _expected_container(target)))
         other_calls.append(
             source.fetch("k8s.list_events", namespace=namespace, fieldSelector=_selector(target, namespace))
         )
     answers = await asyncio.gather(*pod_calls, *other_calls)
-    pod_answers = answers[: len(chosen)]
-    results = await asyncio.gather(
-        *(
-            _read_pod(
-                source,
-                namespace,
-                target,
-                t,
-                pod_answer,
-                answers[len(chosen) + 2 * index],
-                answers[len(chosen) + 2 * index + 1],
+    objects = [
+        _read_pod_object(target, t, answer)
+        for target, answer in zip(chosen, answers[: len(chosen)], strict=True)
+    ]
+    results, _ = await asyncio.gather(
+        asyncio.gather(
+            *(
+                _read_pod(
+                    source,
+                    namespace,
+                    target,
+                    t,
+                    objects[index],
+                    answers[len(chosen) + 2 * index],
+                    answers[len(chosen) + 2 * index + 1],
+                )
+                for index, target in enumerate(chosen)
             )
-            for index, (target, pod_answer) in enumerate(zip(chosen, pod_answers, strict=True))
-        )
+        ),
+        with_pod_objects([o for found, _pod in objects for o in found.observations])
+        if with_pod_objects is not None
+        else _nothing(),
     )
     total = Tier2Evidence()
     for result in results:
         total.merge(result)
+    # Read together, the pods' logs say which worker failed first.
+    total.observations = collectives_after_a_peer(total.observations)
     return total
+
+
+async def _nothing() -> None:
+    return None
 
 
 def _selector(target: PodTarget, namespace: str) -> str:
@@ -73,17 +105,10 @@ def _expected_container(target: PodTarget) -> str | None:
     return target.containers[0] if target.containers else None
 
 
-async def _read_pod(
-    source: Fetcher,
-    namespace: str,
-    target: PodTarget,
-    t: Translator,
-    pod_answer: Answer,
-    log_answer: Answer,
-    events_answer: Answer,
-) -> Tier2Evidence:
-    """What the pod object, its log and its events show (`kubectl describe pod`, `kubectl logs
-    --previous` and the pod's events)."""
+def _read_pod_object(
+    target: PodTarget, t: Translator, pod_answer: Answer
+) -> tuple[Tier2Evidence, k8s_views.K8sPod | None]:
+    """What the pod object shows (`kubectl describe pod`), and the object."""
     found = Tier2Evidence()
     pod: k8s_views.K8sPod | None = None
     if pod_answer.ok:
@@ -98,12 +123,29 @@ async def _read_pod(
             found.nodes[target.name] = (pod.spec.nodeName if pod.spec else None) or target.node
     else:
         note_failure(found, pod_answer, target.name, t)
+    return found, pod
+
+
+async def _read_pod(
+    source: Fetcher,
+    namespace: str,
+    target: PodTarget,
+    t: Translator,
+    pod_object: tuple[Tier2Evidence, k8s_views.K8sPod | None],
+    log_answer: Answer,
+    events_answer: Answer,
+) -> Tier2Evidence:
+    """What the pod object, its log and its events show (`kubectl describe pod`, `kubectl logs
+    --previous` and the pod's events)."""
+    found, pod = pod_object
     # A pod that is gone has no log any more; its events may outlive it (for a while).
     container, _is_init = main_container(pod, target)
     pod_gone = target.name in found.missing_pods
     if not pod_gone and container is not None and container != _expected_container(target):
         # The pod object names another failing container (an init container, say): its log.
         log_answer = await _read_log(source, namespace, target.name, container)
+    elif not pod_gone and log_answer.status == 400:
+        log_answer = await _read_current_log(source, namespace, target.name, container)
     _absorb_events(found, events_answer, target, t, pod_gone=pod_gone)
     if pod_gone:
         return found
@@ -143,6 +185,7 @@ def _absorb_log(
     t: Translator,
 ) -> None:
     ended = None
+    facts = None
     if pod is not None:
         facts = facts_of(pod, target.name, container)
         if facts is not None:
@@ -150,11 +193,14 @@ def _absorb_log(
         ended = finished_at(pod, container)
     if log_answer.ok and log_answer.text is not None and log_answer.text.strip():
         found.answered += 1
+        if facts is not None:
+            facts.last_log_line = log_answer.text.rstrip().rsplit("\n", 1)[-1].strip()
         findings = _scan_log(log_answer.text)
         if findings:
             found.observations.extend(
                 from_log_findings(
-                    findings[:MAX_FINDINGS_PER_LOG],
+                    findings,
+                    limit=MAX_FINDINGS_PER_LOG,
                     pod_name=target.name,
                     container=container,
                     finished_at=ended,
@@ -166,17 +212,38 @@ def _absorb_log(
         note_failure(found, log_answer, target.name, t)
 
 
-async def _read_log(source: Fetcher, namespace: str, pod_name: str, container: str | None) -> Answer:
-    """The main container's previous log (last 200 lines, 1 MB); on a 400 (no previous instance,
-    or the container waits to start), the current log."""
+def _log_args(namespace: str, pod_name: str, container: str | None) -> dict[str, Any]:
     args: dict[str, Any] = {"namespace": namespace, "name": pod_name}
     if container:
         args["container"] = container
-    answer = await source.fetch(
-        "k8s.read_pod_log", **args, previous=True, tailLines=LOG_TAIL_LINES, limitBytes=LOG_LIMIT_BYTES
+    return args
+
+
+async def _read_previous_log(source: Fetcher, namespace: str, pod_name: str, container: str | None) -> Answer:
+    """A container's previous log (last 200 lines, 1 MB)."""
+    return await source.fetch(
+        "k8s.read_pod_log",
+        **_log_args(namespace, pod_name, container),
+        previous=True,
+        tailLines=LOG_TAIL_LINES,
+        limitBytes=LOG_LIMIT_BYTES,
     )
+
+
+async def _read_current_log(source: Fetcher, namespace: str, pod_name: str, container: str | None) -> Answer:
+    """A container's current log: what is read when there is no previous instance (a 400)."""
+    return await source.fetch(
+        "k8s.read_pod_log",
+        **_log_args(namespace, pod_name, container),
+        tailLines=LOG_TAIL_LINES,
+        limitBytes=LOG_LIMIT_BYTES,
+    )
+
+
+async def _read_log(source: Fetcher, namespace: str, pod_name: str, container: str | None) -> Answer:
+    """The main container's previous log (last 200 lines, 1 MB); on a 400 (no previous instance,
+    or the container waits to start), the current log."""
+    answer = await _read_previous_log(source, namespace, pod_name, container)
     if answer.status == 400:
-        answer = await source.fetch(
-            "k8s.read_pod_log", **args, tailLines=LOG_TAIL_LINES, limitBytes=LOG_LIMIT_BYTES
-        )
+        answer = await _read_current_log(source, namespace, pod_name, container)
     return answer

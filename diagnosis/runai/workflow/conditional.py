@@ -1,8 +1,10 @@
 """Runbook step 4: the conditional evidence, each read only when its rule asks.
 
 - Metrics when an OOM kill shows anywhere, or an exit 137 that nothing explains.
-- Tier 2 (Kubernetes) when Tier 1 gives no category, when a 137 is unexplained, or when a crash
-  needs its exit code or log line; the metrics and the pods' Tier-2 reads go together.
+- Tier 2 (Kubernetes) when Tier 1 gives no category, when a 137 is unexplained, when a crash
+  needs its exit code or log line, or when a container's failure rests on a status word alone
+  (`Init:Error`, `CreateContainerError`: the pod names the container, its exit code and log
+  line); the metrics and the pods' Tier-2 reads go together.
 - The node only for node-failure signals, when Kubernetes access exists.
 The last evidence (Tier 2) may still show a preemption, which then routes.
 """
@@ -19,7 +21,7 @@ from diagnosis.runai.rules import Signal, Verdict, decide
 from diagnosis.runai.signals import Observation, from_desired_phase, from_pods
 from diagnosis.runai.tier2.evidence import Tier2Evidence
 from diagnosis.runai.tier2.nodes import read_nodes
-from diagnosis.runai.tier2.pods import read_pods
+from diagnosis.runai.tier2.pods import PodObjectsHook, read_pods
 from diagnosis.runai.workflow.conclude import conclude
 from diagnosis.runai.workflow.preemption import route_if_preempted
 from diagnosis.runai.workflow.state import Conditional, Next, Note, Run, State
@@ -31,8 +33,12 @@ METRIC_SAMPLES = 500
 
 
 def needs_tier2(verdict: Verdict) -> bool:
-    """No category from Tier 1, an unexplained 137, or a crash that needs its log line."""
+    """No category from Tier 1, an unexplained 137, a crash that needs its log line, or a
+    container's failure that only a status word names (the pod says which container, its exit
+    code and its log line)."""
     if verdict.category == "UNKNOWN" or verdict.unexplained_kill is not None:
+        return True
+    if verdict.rests_on_a_status_word:
         return True
     return verdict.category == "CRASH_APP_ERROR" and not verdict.direct
 
@@ -60,17 +66,32 @@ async def gather_conditional(state: State) -> Next | Diagnosis:
     verdict = decide(signals, stopped=stopped)
     tier2_needed = needs_tier2(verdict)
     notes: list[str] = []
+    metrics_early = wants_metrics(signals, verdict)
+    after_pod_objects: list[Answer | None] = []
+
+    async def metrics_the_pod_objects_ask_for(pod_observations: list[Observation]) -> None:
+        # Only the pod objects show the OOM kill or the unexplained 137: the metrics go while the
+        # logs those objects name are read.
+        if not metrics_early:
+            later = run.classify(observations + pod_observations)
+            if wants_metrics(later, decide(later, stopped=stopped)):
+                after_pod_objects.append(await read_metrics(run, state, notes.append))
+
     # One round: the metrics and the failing pods' Tier-2 reads, each when its rule asks.
     metrics_answer, tier2 = await asyncio.gather(
-        read_metrics(run, state, notes.append) if wants_metrics(signals, verdict) else _nothing(),
-        read_tier2(run, state, notes.append) if tier2_needed and run.tier2_available else _no_tier2(),
+        read_metrics(run, state, notes.append) if metrics_early else _nothing(),
+        read_tier2(run, state, notes.append, with_pod_objects=metrics_the_pod_objects_ask_for)
+        if tier2_needed and run.tier2_available
+        else _no_tier2(),
     )
+    metrics_read = metrics_early or bool(after_pod_objects)
+    metrics_answer = metrics_answer or next(iter(after_pod_objects), None)
     signals = run.classify(observations + tier2.observations)
     verdict = decide(signals, stopped=stopped)
     # One more round when the pod evidence asks for it: the nodes of node-failure signals, and the
-    # metrics when only Tier 2 showed the OOM kill or the unexplained 137.
+    # metrics when only a Tier-2 log showed the OOM kill.
     nodes = failing_nodes(state, signals, tier2) if run.tier2_available and _node_failure(signals) else []
-    late_metrics = metrics_answer is None and wants_metrics(signals, verdict)
+    late_metrics = not metrics_read and wants_metrics(signals, verdict)
     node_evidence, late_answer = await asyncio.gather(
         read_nodes(run.source, nodes=nodes, t=run.t) if nodes else _no_tier2(),
         read_metrics(run, state, notes.append) if late_metrics else _nothing(),
@@ -98,7 +119,9 @@ async def _no_tier2() -> Tier2Evidence:
     return Tier2Evidence()
 
 
-async def read_tier2(run: Run, state: State, note: Note) -> Tier2Evidence:
+async def read_tier2(
+    run: Run, state: State, note: Note, *, with_pod_objects: PodObjectsHook | None = None
+) -> Tier2Evidence:
     found_namespace, derived = namespace(state)
     if found_namespace is None:
         note(run.t("lim.namespace_unknown"))
@@ -107,7 +130,9 @@ async def read_tier2(run: Run, state: State, note: Note) -> Tier2Evidence:
     if not targets:
         note(run.t("lim.no_pod_names"))
         return Tier2Evidence()
-    found = await read_pods(run.source, namespace=found_namespace, pods=targets, t=run.t)
+    found = await read_pods(
+        run.source, namespace=found_namespace, pods=targets, t=run.t, with_pod_objects=with_pod_objects
+    )
     if found.missing_pods:
         key = "lim.pods_missing_derived" if derived else "lim.pods_missing"
         note(run.t(key, pods=", ".join(found.missing_pods), namespace=found_namespace))
