@@ -13,45 +13,39 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-import diagnosis
 from diagnosis import engine
 from diagnosis.bundle import Bundle
 from diagnosis.masking import mask_root_logging
 from diagnosis.models import Diagnosis
 from diagnosis.render import render_markdown
 from simulator.environment import (
+    BUILTIN_SCENARIOS,
     DEMO_ACCESS_KEY,
     DEMO_SECRET_KEY,
+    Scenario,
+    modelarts_regions,
+    scenario_name,
+    simulator_environment,
     write_kubeconfig,
 )
-from simulator.environment import modelarts_project_id as _modelarts_project_id
 from simulator.server import SimServer, load_bundle_pairs
 
 # The scenario bundles shipped with the engine (package data of `diagnosis`).
-EXAMPLES = Path(diagnosis.__file__).resolve().parent / "examples"
+EXAMPLES = BUILTIN_SCENARIOS
+# What the benchmarks point their own simulators with.
+__all__ = ["DEMO_ACCESS_KEY", "DEMO_SECRET_KEY", "platform_environment", "write_kubeconfig"]
 
 
 @contextmanager
-def platform_environment(sim: SimServer, folder: Path) -> Iterator[None]:
-    """Point both platforms' live clients at the simulator (restored afterwards)."""
+def platform_environment(sim: SimServer, folder: Path, *, bundles: Sequence[Bundle] = ()) -> Iterator[None]:
+    """Point both platforms' live clients at the simulator (restored afterwards); `bundles` name
+    the ModelArts regions whose endpoint it is (default: the default region)."""
     saved = dict(os.environ)
-    os.environ.update(
-        {
-            "RUNAI_URL": sim.base_url,
-            "RUNAI_CLIENT_ID": "demo-client",
-            "RUNAI_CLIENT_SECRET": "demo-client-secret",
-            "KUBECONFIG": str(write_kubeconfig(folder, sim.base_url)),
-            "HUAWEICLOUD_SDK_AK": DEMO_ACCESS_KEY,
-            "HUAWEICLOUD_SDK_SK": DEMO_SECRET_KEY,
-            "HUAWEICLOUD_SDK_CREDENTIALS_FILE": str(folder / "no-credentials-file"),
-            # A project id the bundle lacks is asked of the stand-in, never of the real IAM.
-            "HUAWEICLOUD_SDK_IAM_ENDPOINT": sim.base_url,
-        }
-    )
+    os.environ.update(simulator_environment(sim.base_url, folder, regions=modelarts_regions(bundles)))
     try:
         yield
     finally:
@@ -59,14 +53,11 @@ def platform_environment(sim: SimServer, folder: Path) -> Iterator[None]:
         os.environ.update(saved)
 
 
-async def diagnose_live(bundle: Bundle, *, sim: SimServer) -> Diagnosis:
+async def diagnose_live(scenario: Scenario) -> Diagnosis:
+    """The scenario's request through the live client, in the project it was recorded in."""
+    bundle = scenario.bundle
+    os.environ.update(scenario.own_environment())
     request = engine.request_from_bundle(bundle)
-    if bundle.platform == "modelarts":
-        region = request.region or "cn-north-4"
-        os.environ[f"HUAWEICLOUD_SDK_REGION_MODELARTS_{region.upper().replace('-', '_')}"] = sim.base_url
-        project_id = _modelarts_project_id(bundle)
-        if project_id:
-            os.environ["HUAWEICLOUD_SDK_PROJECT_ID"] = project_id
     async with engine.live(request) as (source, _recorder):
         return await engine.diagnose_with(request, source, now=bundle.captured_at)
 
@@ -90,12 +81,12 @@ def main(argv: list[str] | None = None) -> int:
     with (
         tempfile.TemporaryDirectory(prefix="diagnose-demo-") as folder,
         SimServer(bundles, modelarts_keys=(DEMO_ACCESS_KEY, DEMO_SECRET_KEY)) as sim,
-        platform_environment(sim, Path(folder)),
+        platform_environment(sim, Path(folder), bundles=bundles),
     ):
         print(f"Simulated Run:ai, Kubernetes and ModelArts at {sim.base_url} ({len(bundles)} scenarios)\n")
         for path, bundle in scenarios:
             started = time.perf_counter()
-            diagnosis = asyncio.run(diagnose_live(bundle, sim=sim))
+            diagnosis = asyncio.run(diagnose_live(Scenario(scenario_name(path), bundle)))
             elapsed = time.perf_counter() - started
             lang = engine.resolve_lang(bundle.platform, None)
             print("=" * 100)

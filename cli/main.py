@@ -34,6 +34,7 @@ SUBCOMMAND_MODULES = (
     "cli.replay",
     "cli.explain",
     "cli.sim",
+    "cli.try_scenario",
     "cli.bot",
     "cli.preview",
     "cli.mcp_serve",
@@ -42,7 +43,13 @@ SUBCOMMAND_MODULES = (
 
 
 class UsageError(Exception):
-    """A one-line reason printed as `diagnose: error: …` with exit status 2."""
+    """A one-line reason printed as `diagnose: error: …` with exit status 2 (configuration that is
+    missing, a file that cannot be read or written)."""
+
+
+class ArgumentsError(UsageError):
+    """The command as typed cannot run (options missing, or that cannot go together): the reason
+    is printed under the usage of the subcommand that was typed, as argparse prints its own."""
 
 
 _QUOTED_VALUE = re.compile(r"'(?:[^'\\\n]|\\.)*'" + r'|"(?:[^"\\\n]|\\.)*"')
@@ -107,7 +114,7 @@ def resolve_now(as_of: str | None) -> datetime:
     try:
         return pinned_now(text)
     except ValueError as exc:
-        raise UsageError(str(exc)) from None
+        raise ArgumentsError(str(exc)) from None
 
 
 def emit(diagnosis: Diagnosis, args: argparse.Namespace, *, lang: str) -> None:
@@ -117,7 +124,7 @@ def emit(diagnosis: Diagnosis, args: argparse.Namespace, *, lang: str) -> None:
         try:
             result = apply_query(data, args.query)
         except QueryError as exc:
-            raise UsageError(str(exc)) from None
+            raise ArgumentsError(str(exc)) from None
         print(json.dumps(result, ensure_ascii=False, indent=2))
         return
     if getattr(args, "format", "md") == "json":
@@ -171,7 +178,17 @@ def build_parser() -> argparse.ArgumentParser:
                 continue
             raise
         module.register(subparsers)
+    _remember_parsers(parser)
     return parser
+
+
+def _remember_parsers(parser: argparse.ArgumentParser) -> None:
+    """Each (sub)subcommand's parser as `usage_parser` of what it parses: usage errors show it."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                child.set_defaults(usage_parser=child)
+                _remember_parsers(child)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -184,15 +201,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     # with its stderr): those lines are masked like everything else the CLI prints.
     mask_root_logging()
     parser = build_parser()
-    args = parser.parse_args(arguments)
+    args, extras = parser.parse_known_args(arguments)
+    typed: argparse.ArgumentParser = getattr(args, "usage_parser", parser)
+    if extras:
+        # argparse would report these at the top level; the subcommand typed is the one to show.
+        typed.error(f"unrecognized arguments: {' '.join(extras)}")
     handler = getattr(args, "handler", None)
     if handler is None:
-        parser.print_help(sys.stderr)
+        typed.print_help(sys.stderr)
         return 2
     try:
         code = handler(args)
     except UsageError as exc:
-        print(f"diagnose: error: {masked_message(str(exc))}", file=sys.stderr)
+        if isinstance(exc, ArgumentsError):
+            typed.print_usage(sys.stderr)
+        prog = typed.prog if isinstance(exc, ArgumentsError) else "diagnose"
+        print(f"{prog}: error: {masked_message(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -13,7 +13,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from cli.main import UsageError
+from cli.main import ArgumentsError, UsageError
 
 DEFAULT_PORT = 8765
 
@@ -77,11 +77,11 @@ def handle(args: argparse.Namespace) -> int:
         overrides["audit"] = Path(args.audit)
     if args.timeout is not None:
         if args.timeout <= 0:
-            raise UsageError("--timeout must be above 0 seconds")
+            raise ArgumentsError("--timeout must be above 0 seconds")
         overrides["timeout"] = args.timeout
     settings = settings.model_copy(update=overrides)
     if not 0 < args.port < 65536:
-        raise UsageError(f"--port {args.port}: use a port between 1 and 65535")
+        raise ArgumentsError(f"--port {args.port}: use a port between 1 and 65535")
 
     from mcp_face import server  # the MCP SDK, only now
 

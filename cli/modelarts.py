@@ -1,17 +1,20 @@
 """`diagnose modelarts …`: one job, a scan of abnormal jobs, or the on-demand full-log link.
 
-    diagnose modelarts (--job-id ID | --job-name NAME) [--region R] [--format md|json] [--lang zh|en|ja]
+    diagnose modelarts (--job-id ID | --job-name NAME) [--region R] [--format md|json] [--lang …]
                        [--query EXPR] [--capture FILE] [--as-of TIME] [--profile NAME] [--chart FILE]
     diagnose modelarts scan [--region R] [--format md|json] [--lang …] [--query EXPR] [--filter EXPR]
-                            [--concurrency N] [--rate PER_SECOND] [--bundle FILE] [--chart FILE]
+                            [--concurrency N] [--rate PER_SECOND] [--bundle FILE | --capture FILE]
+                            [--chart FILE]
     diagnose modelarts log-url --job-id ID --task TASK [--region R] [--kind download|preview]
 
-With neither an id nor a name, `diagnose modelarts` scans (the runbook's phase 1).
+One job needs its id or its name; the region-wide scan of abnormal jobs (the runbook's phase 1) is
+`diagnose modelarts scan`.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -19,7 +22,9 @@ from typing import Any
 
 from cli.chart import add_chart_option, add_scan_chart_option, write_chart, write_scan_chart
 from cli.main import (
+    EXIT_NOT_DIAGNOSED,
     EXIT_STATUS_HELP,
+    ArgumentsError,
     UsageError,
     add_output_options,
     add_time_options,
@@ -30,7 +35,9 @@ from cli.main import (
 )
 from cli.support import check_scan_limits, emit_scan, print_note, read_bundle
 from diagnosis import engine
+from diagnosis.evidence.capture import build_bundle, write_bundle
 from diagnosis.evidence.http.throttle import Throttle
+from diagnosis.evidence.source import Recorder
 from diagnosis.masking import mask
 from diagnosis.modelarts import client
 from diagnosis.modelarts.client import SourceMaker
@@ -74,6 +81,12 @@ def register(subparsers: Any) -> None:
     add_output_options(scan, langs=LANGUAGES)
     add_time_options(scan)
     _add_scan_options(scan)
+    scan.add_argument(
+        "--capture",
+        metavar="FILE",
+        help="also write the masked evidence bundle of the whole scan to FILE (replayed by --bundle, "
+        "and by the Slack bot's `--bundles` for `/diagnose scan`)",
+    )
     add_scan_chart_option(scan)
     scan.set_defaults(handler=handle_scan)
 
@@ -82,6 +95,7 @@ def register(subparsers: Any) -> None:
         help="print a task's 5-minute full-log link (needs modelarts:trainJob:logExport)",
         description="Fetch the pre-signed OBS link to a task's whole log (valid about 5 minutes). "
         "It is printed to stdout only: treat it as a credential.",
+        epilog=LOG_URL_EXIT_STATUS,
     )
     log_url.add_argument("--job-id", required=True, help="the training job's full id")
     log_url.add_argument("--task", required=True, help="the task id, e.g. worker-0")
@@ -118,13 +132,18 @@ def _region(args: argparse.Namespace) -> str:
         raise UsageError(str(exc)) from None
 
 
+LOG_URL_EXIT_STATUS = (
+    "Exit status: 0 when the link was printed; 3 when no link could be obtained (ModelArts could not "
+    "be reached, refused the keys or the logExport permission, or answered without a link: the line "
+    "on stderr says which); 2 for a usage error or missing configuration."
+)
+
+
 def handle_diagnose(args: argparse.Namespace) -> int:
     if not args.job_id and not args.job_name:
-        # Phase 1 with nothing given: scan every abnormal job.
-        for name, value in (("filter", DEFAULT_FILTER), ("concurrency", DEFAULT_CONCURRENCY)):
-            setattr(args, name, value)
-        args.rate, args.bundle = DEFAULT_RATE_PER_SECOND, None
-        return handle_scan(args)
+        raise ArgumentsError(
+            "give --job-id or --job-name (the region-wide scan of abnormal jobs is `diagnose modelarts scan`)"
+        )
     lang = engine.resolve_lang("modelarts", args.lang)
     now = resolve_now(args.as_of)
     request = DiagnoseRequest(
@@ -144,8 +163,6 @@ def handle_diagnose(args: argparse.Namespace) -> int:
         if recorder is not None:
             exchanges.extend(recorder.exchanges)
         if args.capture and recorder is not None:
-            from diagnosis.evidence.capture import build_bundle, write_bundle
-
             # Concurrent answers arrive in any order: keep the bundle in call order, as a reader expects.
             first_call = {op: index for index, op in reversed(list(enumerate(source.calls)))}
             recorder.exchanges.sort(key=lambda exchange: first_call.get(exchange.op, len(first_call)))
@@ -187,13 +204,22 @@ def _progress_printer() -> Callable[[ScanProgress], None]:
 
 def handle_scan(args: argparse.Namespace) -> int:
     lang = engine.resolve_lang("modelarts", args.lang)
-    now = resolve_now(args.as_of)
     check_scan_limits(args)
+    if args.bundle and args.capture:
+        raise ArgumentsError("--capture records a live scan: with --bundle, the scan is read from that file")
+    bundle = read_bundle(args.bundle, platform="modelarts") if args.bundle else None
+    # Offline, "now" is the moment the scan was recorded unless --as-of (or DIAGNOSE_NOW) says.
+    pinned = args.as_of or os.environ.get("DIAGNOSE_NOW")
+    now = bundle.captured_at if bundle is not None and not pinned else resolve_now(args.as_of)
+    # Every answer of the scan (the listing, then each job's calls) in one bundle naming no job.
+    recorder = Recorder() if args.capture else None
 
     def sources() -> AbstractAsyncContextManager[SourceMaker]:
-        if args.bundle:
-            return client.replay_sources(read_bundle(args.bundle, platform="modelarts"))
-        return client.live_sources(region=_region(args), throttle=Throttle(args.rate), profile=args.profile)
+        if bundle is not None:
+            return client.replay_sources(bundle)
+        return client.live_sources(
+            region=_region(args), throttle=Throttle(args.rate), profile=args.profile, recorder=recorder
+        )
 
     @asynccontextmanager
     async def opened() -> AsyncIterator[tuple[SourceMaker, str | None]]:
@@ -218,6 +244,12 @@ def handle_scan(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    if recorder is not None:
+        scope = DiagnoseRequest(platform="modelarts", region=result.region)
+        try:
+            write_bundle(args.capture, build_bundle(scope, recorder, captured_at=now))
+        except OSError as exc:
+            raise UsageError(f"cannot write --capture {args.capture}: {exc.strerror or exc}") from None
     emit_scan(result, args, markdown=lambda: render_scan_markdown(result, lang=lang))
     print_note(write_scan_chart(args, result.to_json_dict()))
     return 0
@@ -235,7 +267,7 @@ def handle_log_url(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     except LogUrlError as exc:
         print(f"diagnose: {mask(str(exc))}", file=sys.stderr)
-        return 1
+        return EXIT_NOT_DIAGNOSED
     # The one string exempt from masking (the link is what was asked for): stdout only, never logged.
     print(link)
     return 0

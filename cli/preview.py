@@ -15,10 +15,11 @@ from typing import Any
 
 from blocks.kit import Block, SlackMessage
 from blocks.preview.chromium import PreviewError, screenshot
+from blocks.preview.fonts import missing_fonts_note
 from blocks.preview.html import ThreadFile, render_html
 from blocks.prompts import log_link_button, rerun_button, retry_button
 from blocks.report import report_message
-from cli.main import UsageError, run_async
+from cli.main import ArgumentsError, UsageError, run_async
 from cli.support import read_bundle
 from diagnosis import engine
 from diagnosis.bundle import Bundle
@@ -96,6 +97,9 @@ def write_preview(
     html_path.write_text(page, encoding="utf-8")
     png_path: Path | None = None
     if take_screenshot:
+        note = missing_fonts_note(lang)
+        if note:
+            notes.append(note)
         png_path = out_dir / "report.png"
         screenshot(html_path, png_path, width=width)
     return PreviewFiles(html=html_path, png=png_path, memory_png=memory_png, notes=tuple(notes))
@@ -104,7 +108,7 @@ def write_preview(
 def handle(args: argparse.Namespace) -> int:
     bundle = read_bundle(args.bundle)
     if args.width < 200 or args.width > 4000:
-        raise UsageError("--width must be between 200 and 4000 pixels")
+        raise ArgumentsError("--width must be between 200 and 4000 pixels")
     lang = engine.resolve_lang(bundle.platform, args.lang)
     diagnosis = run_async(lambda: engine.replay(bundle, lang=lang))
     out_dir = Path(args.out)

@@ -5,7 +5,7 @@
                    [--format md|json] [--lang en|fr] [--query EXPR] [--as-of T] [--capture FILE] [--chart FILE]
     diagnose runai scan --cluster-id C [--project P] [--lookback 7d] [--format md|json] [--lang en|fr]
                         [--query EXPR] [--as-of T] [--concurrency N] [--rate R] [--chart FILE] [--progress]
-                        [--bundle FILE]
+                        [--bundle FILE | --capture FILE]
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from jmespath.exceptions import JMESPathError
 
 from cli.chart import add_chart_option, add_scan_chart_option, write_chart, write_scan_chart
 from cli.main import (
+    ArgumentsError,
     UsageError,
     add_output_options,
     add_time_options,
@@ -121,6 +122,12 @@ def register(subparsers: Any) -> None:
         help="draw the progress bar on stderr even when it is not a terminal",
     )
     scan.add_argument("--bundle", metavar="FILE", help="scan offline from an evidence bundle instead")
+    scan.add_argument(
+        "--capture",
+        metavar="FILE",
+        help="also write the masked evidence bundle of the whole scan to FILE (replayed by --bundle, "
+        "and by the Slack bot's `--bundles` for `/diagnose scan`)",
+    )
     add_output_options(scan, langs=LANGUAGES)
     add_time_options(scan)
     add_scan_chart_option(scan)
@@ -129,9 +136,9 @@ def register(subparsers: Any) -> None:
 
 def request_from_args(args: argparse.Namespace) -> DiagnoseRequest:
     if not args.cluster_id:
-        raise UsageError("--cluster-id is required: the diagnosis never guesses the cluster")
+        raise ArgumentsError("--cluster-id is required: the diagnosis never guesses the cluster")
     if not args.workload_id and not (args.workload_name and args.project):
-        raise UsageError("give --workload-id, or --name together with --project")
+        raise ArgumentsError("give --workload-id, or --name together with --project")
     _check_lookback_and_query(args)
     return DiagnoseRequest(
         platform="runai",
@@ -149,7 +156,7 @@ def _check_lookback_and_query(args: argparse.Namespace) -> None:
     try:
         parse_duration(args.lookback)
     except ValueError as exc:
-        raise UsageError(f"--lookback: {exc}") from None
+        raise ArgumentsError(f"--lookback: {exc}") from None
     _check_query(args.query)
 
 
@@ -161,7 +168,7 @@ def _check_query(query: str | None) -> None:
         jmespath.compile(query)
     except JMESPathError as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise UsageError(f"invalid --query expression {query!r}: {reason}") from None
+        raise ArgumentsError(f"invalid --query expression {query!r}: {reason}") from None
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -240,15 +247,19 @@ def _scan_now(args: argparse.Namespace, bundle_captured_at: datetime | None) -> 
 
 def handle_scan(args: argparse.Namespace) -> int:
     if not args.cluster_id:
-        raise UsageError("--cluster-id is required: a scan never guesses the cluster")
+        raise ArgumentsError("--cluster-id is required: a scan never guesses the cluster")
     check_scan_limits(args)
     _check_lookback_and_query(args)
     try:
         list_filter(cluster_id=args.cluster_id, project=args.project, since=None)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    if args.bundle and args.capture:
+        raise ArgumentsError("--capture records a live scan: with --bundle, the scan is read from that file")
     lang = engine.resolve_lang("runai", args.lang)
     bundle = read_bundle(args.bundle, platform="runai") if args.bundle else None
+    # Every answer of the scan (the listing, then each workload's calls) in one bundle naming no job.
+    recorder = Recorder() if args.capture else None
     now = _scan_now(args, bundle.captured_at if bundle is not None else None)
     bar = ProgressBar(sys.stderr, live=bool(args.progress or sys.stderr.isatty()))
 
@@ -277,6 +288,7 @@ def handle_scan(args: argparse.Namespace) -> int:
                 progress=bar,
                 lang=lang,
                 throttle=throttle,
+                recorder=recorder,
             )
 
     try:
@@ -284,6 +296,14 @@ def handle_scan(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
     bar.finish(result)
+    if recorder is not None:
+        scope = DiagnoseRequest(
+            platform="runai", cluster_id=args.cluster_id, project=args.project, lookback=args.lookback
+        )
+        try:
+            write_bundle(args.capture, build_bundle(scope, recorder, captured_at=now))
+        except OSError as exc:
+            raise UsageError(f"cannot write --capture {args.capture}: {exc.strerror or exc}") from None
     emit_scan(result, args, markdown=lambda: render_scan_markdown(result, lang=lang))
     print_note(write_scan_chart(args, result.to_json_dict()))
     return 0

@@ -1,30 +1,66 @@
-"""`diagnose sim`: serve a folder of bundles at the platforms' real paths (the simulator)."""
+"""`diagnose sim`: serve a folder of bundles at the platforms' real paths (the simulator).
+
+    diagnose sim [--bundles DIR] [--port N] [--latency S] [--latency-op OP=S] [--fault OP=STATUS…]
+                 [--modelarts-keys AK:SK] [--runai-plane RELEASE]
+
+It prints the environment that points the live CLI at it, as `export` lines (everything else it
+prints on stdout is a `#` comment, so the output can be saved and sourced: `diagnose sim > sim.env &`
+then `. ./sim.env`), and a few commands to try; each bundle it cannot serve is named on stderr
+with the reason. `diagnose try SCENARIO` does all of it in one command.
+"""
 
 from __future__ import annotations
 
 import argparse
+import shlex
+import sys
+import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from cli.main import UsageError
+from cli.main import ArgumentsError, UsageError
 from diagnosis.evidence.bundles import BundleError
+from diagnosis.models import Bundle
+from simulator.environment import (
+    BUILTIN_SCENARIOS,
+    DEMO_ACCESS_KEY,
+    DEMO_SECRET_KEY,
+    Scenario,
+    export_lines,
+    modelarts_regions,
+    scenarios_of,
+    simulator_environment,
+)
 from simulator.runai_planes import PLANES
-from simulator.server import Fault, SimServer, load_bundle_dir, parse_fault
+from simulator.server import Fault, SimServer, Skipped, load_bundles_reporting, parse_fault
+
+# How many example commands per kind the banner shows (`diagnose try --list` has them all).
+EXAMPLES_SHOWN = 2
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "sim", help="serve bundles at the real Run:ai, Kubernetes and ModelArts paths"
+        "sim",
+        help="serve bundles at the real Run:ai, Kubernetes and ModelArts paths, and print the "
+        "environment that points the live CLI at them",
+        description=__doc__.split("\n\n")[0] if __doc__ else None,
     )
-    parser.add_argument("--bundles", required=True, help="folder of evidence bundles (searched recursively)")
+    parser.add_argument(
+        "--bundles",
+        default=str(BUILTIN_SCENARIOS),
+        metavar="DIR",
+        help="folder of evidence bundles, searched recursively (default: the built-in scenarios)",
+    )
     parser.add_argument("--port", type=int, default=0, help="loopback port (default: a free one)")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every call")
     parser.add_argument("--latency-op", action="append", default=[], metavar="OP=SECONDS")
     parser.add_argument("--fault", action="append", default=[], metavar="OP=STATUS[:RETRY_AFTER][xTIMES]")
     parser.add_argument(
-        "--modelarts-keys", metavar="AK:SK", help="verify ModelArts signatures with these keys"
+        "--modelarts-keys",
+        metavar="AK:SK",
+        help="verify ModelArts signatures with these keys (default: the printed demo keys)",
     )
     parser.add_argument(
         "--runai-plane",
@@ -34,16 +70,78 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=handle)
 
 
+def load_scenarios(folder: str) -> tuple[list[tuple[Path, Bundle]], list[Skipped]]:
+    """The bundles of `folder`, each file skipped named on stderr with its reason."""
+    if not Path(folder).is_dir():
+        raise UsageError(f"--bundles {folder}: not a folder")
+    try:
+        pairs, skipped = load_bundles_reporting(folder)
+    except BundleError as exc:
+        raise UsageError(str(exc)) from None
+    for item in skipped:
+        print(f"diagnose: skipped {item.path}: {item.reason}", file=sys.stderr)
+    if not pairs:
+        raise UsageError(f"--bundles {folder}: no evidence bundle to serve")
+    return pairs, skipped
+
+
+def _failed(scenario: Scenario) -> bool:
+    """Whether the scenario's job failed (the examples worth showing first)."""
+    for exchange in scenario.bundle.exchanges:
+        if exchange.op in ("get_workload_status", "ShowTrainingJobDetails") and isinstance(
+            exchange.body, dict
+        ):
+            status = exchange.body.get("status")
+            phase = status.get("phase") if isinstance(status, dict) else exchange.body.get("phase")
+            return phase in ("Failed", "Abnormal")
+    return False
+
+
+def _examples(scenarios: list[Scenario]) -> list[str]:
+    """A few commands of each kind: failed jobs by id, one by name, and a scan of each platform."""
+    lines: list[str] = []
+    for platform, by_name in (("runai", "workload_name"), ("modelarts", "job_name")):
+        mine = sorted(
+            (item for item in scenarios if item.platform == platform), key=lambda item: not _failed(item)
+        )
+        named = [item for item in mine if item.bundle.request.get(by_name)]
+        chosen = [item for item in mine if item not in named][:EXAMPLES_SHOWN] + named[:1]
+        lines += [item.command() for item in chosen]
+        if mine:
+            lines.append(shlex.join(["diagnose", *mine[0].scan_arguments()]))
+    return lines
+
+
+def banner(url: str, environment: dict[str, str], scenarios: list[Scenario], *, served: int) -> str:
+    """What `diagnose sim` prints once it serves: a sourceable block of `export` lines."""
+    lines = [
+        f"# diagnose sim: {served} bundle{'' if served == 1 else 's'} at {url} (Ctrl-C to stop)",
+        "# Paste into another shell (or save this output and source it) to point the live CLI here:",
+        *export_lines(environment),
+        "# Then ask about a scenario, each at the moment it was recorded, e.g.:",
+        *(f"#   {line}" for line in _examples(scenarios)),
+        "# Every scenario's command: diagnose try --list; one run with everything set: diagnose try SCENARIO",
+    ]
+    return "\n".join(lines)
+
+
+def _keys(text: str | None) -> tuple[str, str]:
+    if not text:
+        return DEMO_ACCESS_KEY, DEMO_SECRET_KEY
+    access_key, separator, secret_key = text.partition(":")
+    if not separator or not access_key or not secret_key:
+        raise ArgumentsError("--modelarts-keys: give AK:SK (the access key, a colon, the secret key)")
+    return access_key, secret_key
+
+
 def handle(args: argparse.Namespace) -> int:
-    if not Path(args.bundles).is_dir():
-        raise UsageError(f"--bundles {args.bundles}: not a folder")
     latency: dict[str, float] = {}
     for item in args.latency_op:
         op, _, seconds = item.partition("=")
         try:
             latency[op] = float(seconds)
         except ValueError:
-            raise UsageError(f"invalid --latency-op {item!r}: use OP=SECONDS") from None
+            raise ArgumentsError(f"invalid --latency-op {item!r}: use OP=SECONDS") from None
     faults: dict[str, list[Fault]] = defaultdict(list)
     for item in args.fault:
         try:
@@ -51,14 +149,9 @@ def handle(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         faults[op].append(fault)
-    keys: tuple[str, str] | None = None
-    if args.modelarts_keys:
-        access_key, _, secret_key = args.modelarts_keys.partition(":")
-        keys = (access_key, secret_key)
-    try:
-        bundles = load_bundle_dir(args.bundles)
-    except BundleError as exc:
-        raise UsageError(str(exc)) from None
+    keys = _keys(args.modelarts_keys)
+    pairs, _skipped = load_scenarios(args.bundles)
+    bundles = [bundle for _path, bundle in pairs]
     server = SimServer(
         bundles,
         latency=latency,
@@ -67,9 +160,13 @@ def handle(args: argparse.Namespace) -> int:
         modelarts_keys=keys,
         port=args.port,
         runai_plane=PLANES[args.runai_plane] if args.runai_plane else None,
+        listings=True,
     )
-    with server:
-        print(f"serving {len(bundles)} bundles at {server.base_url} (Ctrl-C to stop)", flush=True)
+    with tempfile.TemporaryDirectory(prefix="diagnose-sim-") as folder, server:
+        environment = simulator_environment(
+            server.base_url, Path(folder), regions=modelarts_regions(bundles), modelarts_keys=keys
+        )
+        print(banner(server.base_url, environment, scenarios_of(pairs), served=len(bundles)), flush=True)
         try:
             while True:
                 time.sleep(3600)

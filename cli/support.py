@@ -8,7 +8,7 @@ import json
 import sys
 from collections.abc import Callable
 
-from cli.main import UsageError
+from cli.main import ArgumentsError, UsageError
 from diagnosis.bundle import Bundle
 from diagnosis.evidence.bundles import BundleError, load_bundle
 from diagnosis.models import Platform
@@ -32,7 +32,7 @@ def read_bundle(path: str, *, platform: Platform | None = None) -> Bundle:
 def check_scan_limits(args: argparse.Namespace) -> None:
     """`--concurrency` and `--rate`, checked before any call is made."""
     if args.concurrency < 1 or args.rate <= 0:
-        raise UsageError("--concurrency must be at least 1 and --rate above 0")
+        raise ArgumentsError("--concurrency must be at least 1 and --rate above 0")
 
 
 def emit_scan(result: ScanResultBase, args: argparse.Namespace, *, markdown: Callable[[], str]) -> None:
@@ -41,7 +41,7 @@ def emit_scan(result: ScanResultBase, args: argparse.Namespace, *, markdown: Cal
         try:
             selected = apply_query(result.to_json_dict(), args.query)
         except QueryError as exc:
-            raise UsageError(str(exc)) from None
+            raise ArgumentsError(str(exc)) from None
         print(json.dumps(selected, ensure_ascii=False, indent=2))
     elif args.format == "json":
         print(json.dumps(result.to_json_dict(), ensure_ascii=False, indent=2))

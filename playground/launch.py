@@ -5,7 +5,8 @@ local app's signing secret (random per run), a local bot token, `SLACK_API_URL` 
 its state in the embedded default store (a SQLite file in a temporary folder), the playground's
 access policy, and the example scenarios as its evidence (`--bundles`: each replayed at the moment
 it was recorded). The simulator serves the same scenarios at the platforms' real paths, for the
-live CLI (`diagnose try`, `diagnose sim --env`). Everything listens on 127.0.0.1 only.
+live CLI (the page shows the environment to paste, as `diagnose sim` prints it). Everything
+listens on 127.0.0.1 only.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from playground import directory
 from playground.page import PageContext, PageServer
 from playground.slack_api import SlackApiStandIn
 from playground.slack_requests import SlackToBot
-from simulator.environment import DEMO_ACCESS_KEY, DEMO_SECRET_KEY
+from simulator.environment import DEMO_ACCESS_KEY, DEMO_SECRET_KEY, modelarts_regions, simulator_environment
 from simulator.server import SimServer, load_bundle_dir
 
 BOT_START_SECONDS = 90
@@ -132,7 +133,8 @@ def running_playground(
         folder.mkdir(parents=True, exist_ok=True)
         api = SlackApiStandIn(strict=True).start()
         stack.callback(api.stop)
-        sim = SimServer(load_bundle_dir(bundles), modelarts_keys=(DEMO_ACCESS_KEY, DEMO_SECRET_KEY))
+        scenarios = load_bundle_dir(bundles)
+        sim = SimServer(scenarios, modelarts_keys=(DEMO_ACCESS_KEY, DEMO_SECRET_KEY), listings=True)
         stack.enter_context(sim)
         signing_secret = secrets.token_hex(16)
         bot_log = folder / "bot.log"
@@ -147,10 +149,13 @@ def running_playground(
             raise PlaygroundError(f"{exc}: {tail[0] if tail else 'no log'} (log: {bot_log})") from None
         slack = SlackToBot(bot_url=bot_url, signing_secret=signing_secret, api=api)
         stack.callback(slack.close)
-        # The page shows where the simulator is; `diagnose sim --env` prints the whole environment.
-        page = PageServer(
-            PageContext(slack=slack, cli_environment={"RUNAI_URL": sim.base_url}), port=port
-        ).start()
+        # The page shows the environment that points the live CLI at this simulator.
+        cli_folder = folder / "cli"
+        cli_folder.mkdir(exist_ok=True)
+        cli_environment = simulator_environment(
+            sim.base_url, cli_folder, regions=modelarts_regions(scenarios)
+        )
+        page = PageServer(PageContext(slack=slack, cli_environment=cli_environment), port=port).start()
         stack.callback(page.stop)
         yield Playground(
             page=page, api=api, sim=sim, bot_url=bot_url, bot_log=bot_log, signing_secret=signing_secret

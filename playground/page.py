@@ -32,6 +32,7 @@ from playground import directory
 from playground.labels import LANGUAGES, labels_for
 from playground.slack_requests import COMMAND, BotAnswer, SlackToBot
 from playground.view import channel_json
+from simulator.environment import export_lines
 
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
@@ -93,7 +94,7 @@ class PlaygroundApi:
             "channels": [{"id": item.channel_id, "name": item.name} for item in directory.CHANNELS],
             "languages": list(LANGUAGES),
             "labels": labels_for(lang if lang in LANGUAGES else "en"),
-            "cli_environment": self.context.cli_environment,
+            "cli_exports": export_lines(self.context.cli_environment),
         }
 
     def send(self, payload: dict[str, Any]) -> dict[str, Any]:

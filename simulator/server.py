@@ -26,6 +26,7 @@ from diagnosis.evidence.bundles import BundleError, BundleUnsafe, load_bundle
 from diagnosis.evidence.matching import find_exchange
 from diagnosis.evidence.routes import Route, RouteTable
 from diagnosis.models import Exchange
+from simulator.listings import SIMULATOR_PROJECT_ID, modelarts_job_projects, synthesised_listing
 from simulator.runai_planes import Plane
 
 TOKEN_PATH = "/api/v1/token"
@@ -56,21 +57,36 @@ def _routes_for(platform: str) -> RouteTable:
     return engine.backend(platform).routes
 
 
-def load_bundle_pairs(directory: str | Path) -> list[tuple[Path, Bundle]]:
-    """Every `*.json` evidence bundle under a folder (recursively), in a stable order, with its path.
+@dataclass(frozen=True)
+class Skipped:
+    """A file of the folder that is not served, and why (the loader's one-line reason)."""
 
-    Files that are not bundles (diagnoses, goldens) are skipped; a file built to exhaust the reader
-    (BundleUnsafe: nested too deeply, too large) stops the load with its reason.
+    path: Path
+    reason: str
+
+
+def load_bundles_reporting(directory: str | Path) -> tuple[list[tuple[Path, Bundle]], list[Skipped]]:
+    """Every `*.json` evidence bundle under a folder (recursively), in a stable order, with its path,
+    and every other `*.json` file with the reason it is not one (diagnoses, goldens, a broken file).
+
+    A file built to exhaust the reader (BundleUnsafe: nested too deeply, too large) stops the load
+    with its reason.
     """
     pairs: list[tuple[Path, Bundle]] = []
+    skipped: list[Skipped] = []
     for path in sorted(Path(directory).rglob("*.json")):
         try:
             pairs.append((path, load_bundle(path)))
         except BundleUnsafe:
             raise
-        except BundleError:
-            continue
-    return pairs
+        except BundleError as exc:
+            skipped.append(Skipped(path, str(exc)))
+    return pairs, skipped
+
+
+def load_bundle_pairs(directory: str | Path) -> list[tuple[Path, Bundle]]:
+    """The bundles of `load_bundles_reporting`, without the files skipped."""
+    return load_bundles_reporting(directory)[0]
 
 
 def load_bundle_dir(directory: str | Path) -> list[Bundle]:
@@ -115,6 +131,7 @@ class SimServer:
         port: int = 0,
         route_tables: dict[str, RouteTable] | None = None,
         runai_plane: Plane | None = None,
+        listings: bool = False,
     ) -> None:
         def routes_for(platform: str) -> RouteTable:
             if route_tables is not None and platform in route_tables:
@@ -146,6 +163,10 @@ class SimServer:
         self.tokens_issued = 0
         # A Run:ai release to answer as (token grants, refused parameters, fields): simulator/runai_planes.py.
         self.runai_plane = runai_plane
+        # Listings no bundle recorded, built from the jobs the bundles hold (simulator/listings.py),
+        # and the one project that holds every ModelArts scenario.
+        self.listings = listings
+        self.modelarts_job_projects = modelarts_job_projects(self.tables["modelarts"].exchanges)
         self._lock = threading.Lock()
         self._stop_holding = threading.Event()
         self._server = _Server((host, port), _handler_for(self))
@@ -189,6 +210,14 @@ class SimServer:
                 if fault.times == 0:
                     queue.pop(0)
             return fault
+
+    def _in_recorded_project(self, args: dict[str, Any]) -> dict[str, Any]:
+        """A call about a job in SIMULATOR_PROJECT_ID, as the job's own recorded project."""
+        job_id = args.get("training_job_id")
+        if args.get("project_id") != SIMULATOR_PROJECT_ID or not job_id:
+            return args
+        recorded = self.modelarts_job_projects.get(str(job_id))
+        return {**args, "project_id": recorded} if recorded else args
 
     def _resolve(
         self, method: str, path: str, query: str, body: bytes
@@ -373,7 +402,14 @@ def _handler_for(sim: SimServer) -> type[BaseHTTPRequestHandler]:
             if refusal is not None:
                 self._json(400, refusal)
                 return
+            if sim.listings and table.platform == "modelarts":
+                args = sim._in_recorded_project(args)
             exchange = find_exchange(table.exchanges, route.op, args)
+            if exchange is None and sim.listings:
+                listing = synthesised_listing(table.platform, route.op, table.exchanges, args)
+                if listing is not None:
+                    self._json(200, plane.shaped(route.op, listing) if plane is not None else listing)
+                    return
             if exchange is None and plane is not None:
                 exchange = find_exchange(table.exchanges, route.op, plane.recorded_args(route.op, args))
             if exchange is None and route.op == USER_DIAGNOSIS and _known_job(table.exchanges, args):

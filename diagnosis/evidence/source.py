@@ -76,13 +76,18 @@ class Recorder:
         if answer.status is None:
             return
         args = identifying(answer.args)
-        key = (answer.op, json.dumps({k: wire_string(v) for k, v in args.items()}, sort_keys=True))
+        self.keep(Exchange(op=answer.op, args=args, status=answer.status, body=answer.body, text=answer.text))
+
+    def keep(self, exchange: Exchange) -> None:
+        """One exchange (another recorder's), once per op and identifying args."""
+        key = (
+            exchange.op,
+            json.dumps({k: wire_string(v) for k, v in identifying(exchange.args).items()}, sort_keys=True),
+        )
         if key in self._seen:
             return
         self._seen.add(key)
-        self.exchanges.append(
-            Exchange(op=answer.op, args=args, status=answer.status, body=answer.body, text=answer.text)
-        )
+        self.exchanges.append(exchange)
 
 
 class HttpSource:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -48,11 +49,46 @@ class RunaiSettings(BaseSettings):
                 f"Run:ai is not configured: set {', '.join(missing)} "
                 "(the control-plane URL and a service-account client id and secret)"
             )
-        url = str(self.runai_url).strip().rstrip("/")
-        if not url.startswith(("http://", "https://")):
-            raise ConfigError(f"RUNAI_URL must start with https:// (got {url!r})")
+        url = control_plane_url(str(self.runai_url))
         assert self.runai_client_id is not None and self.runai_client_secret is not None
         return url, self.runai_client_id, self.runai_client_secret.get_secret_value()
+
+
+URL_RULE = (
+    "RUNAI_URL must be the control plane's address: https:// (or http://), a host name, optionally a "
+    "port and a path, and no user:password@, ?query or #fragment (e.g. https://acme.run.ai)"
+)
+
+
+def control_plane_url(text: str) -> str:
+    """RUNAI_URL without its trailing slash, or ConfigError saying each thing that is checked."""
+    url = text.strip().rstrip("/")
+    try:
+        parts = urlsplit(url)
+        port_ok = parts.port is None or 0 < parts.port < 65536
+    except ValueError:
+        parts, port_ok = None, False
+    if (
+        parts is None
+        or parts.scheme.lower() not in ("http", "https")
+        or not parts.hostname
+        or not port_ok
+        or "@" in parts.netloc
+        or parts.query
+        or parts.fragment
+        or any(character.isspace() for character in url)
+    ):
+        raise ConfigError(f"{URL_RULE}; got {_shown(text.strip())!r}")
+    return url
+
+
+def _shown(text: str) -> str:
+    """The value as it may be echoed: a user:password@ part is never repeated."""
+    scheme, separator, rest = text.partition("://")
+    authority, slash, path = rest.partition("/")
+    if separator and "@" in authority:
+        return f"{scheme}://[credentials]@{authority.rpartition('@')[2]}{slash}{path}"
+    return text
 
 
 def load_settings() -> RunaiSettings:

@@ -250,8 +250,8 @@ function applyLabels() {
   $("thread-close").textContent = label("close");
   document.title = label("title");
   document.documentElement.lang = state.lang;
-  const environment = Object.entries(state.setup.cli_environment || {}).map(([name, value]) => `${name}=${value}`).join("\n");
-  $("cli-hint").textContent = label("cli_hint") + (environment ? "\n\n" + environment : "");
+  $("cli-hint-title").textContent = label("cli_hint");
+  $("cli-environment").textContent = (state.setup.cli_exports || []).join("\n");
 }
 
 async function loadSetup() {

@@ -263,7 +263,9 @@ def test_cli_log_url_prints_only_to_stdout(
         assert main(["modelarts", "log-url", "--job-id", job_id, "--task", "worker-0"]) == 0
         output = capsys.readouterr()
         assert output.out.strip() == link and link not in output.err
-        assert main(["modelarts", "log-url", "--job-id", job_id, "--task", "worker-9"]) == 1
+        assert main(["modelarts", "log-url", "--job-id", job_id, "--task", "worker-9"]) == 3, (
+            "no link: the documented 3"
+        )
         refused = capsys.readouterr()
         assert refused.out == "" and "HTTP 404" in refused.err
 

@@ -12,12 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import playwright.sync_api as playwright_api
 import pytest
 
 from cli.bot import BUILTIN_BUNDLES
 from playground.launch import Playground, running_playground
-
-playwright_api = pytest.importorskip("playwright.sync_api")
 
 OOM_WORKLOAD = "9247ce9d-9a2a-5cad-a312-b248ff9a642a"
 OOM_CLUSTER = "42c09db8-1493-5855-a4ce-5b14ecc2dab0"

@@ -237,7 +237,10 @@ def test_cli_exit_codes(
         (["runai", "--cluster-id", "c", "--workload-id", "w", "--query", "[[["], "--query"),
     ):
         code, _out, err = run_cli(argv, capsys)
-        assert code == 2 and needle in err and len(err.strip().splitlines()) == 1
+        # The reason on the last line, under the usage of `diagnose runai` (not the top level's).
+        *usage, reason = err.strip().splitlines()
+        assert code == 2 and needle in reason and reason.startswith("diagnose runai: error: ")
+        assert usage[0].startswith("usage: diagnose runai ") and "COMMAND" not in "\n".join(usage)
     monkeypatch.delenv("RUNAI_CLIENT_SECRET")
     code, _out, err = run_cli(["runai", "--cluster-id", "c", "--workload-id", "w"], capsys)
     assert code == 2 and "RUNAI_CLIENT_SECRET" in err

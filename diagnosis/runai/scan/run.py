@@ -58,9 +58,11 @@ async def scan_with(
     progress: Progress | None = None,
     lang: str = "en",
     throttle: Throttle | None = None,
+    recorder: Recorder | None = None,
 ) -> ScanResult:
     """List, then diagnose every failed workload; `make_source` gives each its own call log over
-    the shared clients. ValueError for a lookback or filter value that cannot be used."""
+    the shared clients. ValueError for a lookback or filter value that cannot be used.
+    `recorder` keeps every answer of the scan (the listing's, then each workload's: a capture)."""
     t = Translator(CATALOGUE, lang)
     now = now if now.tzinfo else now.replace(tzinfo=UTC)
     since = now - parse_duration(lookback)
@@ -71,7 +73,7 @@ async def scan_with(
         if text not in result.limitations:
             result.limitations.append(text)
 
-    listing_source = make_source()
+    listing_source = make_source(recorder=recorder)
     listing = await list_failed(
         listing_source, cluster_id=cluster_id, project=project, since=since, t=t, note=note
     )
@@ -86,6 +88,9 @@ async def scan_with(
         diagnosis, exchanges = await _diagnose_one(
             make_source, workload, cluster_id=cluster_id, lookback=lookback, now=now, lang=lang, t=t
         )
+        if recorder is not None:
+            for exchange in exchanges:
+                recorder.keep(exchange)
         member = ScanMember(
             name=diagnosis.target.name or diagnosis.target.workload_id or "?",
             outcome=diagnosis.outcome,
