@@ -152,7 +152,7 @@ class ScanCommand(BaseModel):
 
 class ExplainCommand(BaseModel):
     kind: Literal["explain"] = "explain"
-    code: int
+    code: str
     lang: str | None = None
 
 

@@ -75,7 +75,7 @@ class FollowUps:
                     user=asker.user,
                     channel=asker.channel,
                     thread_ts=thread_ts,
-                    lang=asker.lang or record.lang,
+                    lang=follow.lang or asker.lang or record.lang,
                 ),
             )
             return
@@ -107,19 +107,19 @@ class FollowUps:
         if try_post(client, channel=asker.channel, thread_ts=thread_ts, message=message) is None:
             Notifier(client, channel=asker.channel, user=asker.user, thread_ts=thread_ts).tell(message)
 
-    def explain(self, client: WebClient, code: int, asker: Asker) -> None:
+    def explain(self, client: WebClient, code: str, asker: Asker) -> None:
         lang = ui_lang(self.services, platform=None, channel=asker.channel, explicit=asker.lang)
         try:
-            markdown = explain_markdown(
+            markdown, _known = explain_markdown(
                 code, lang=engine_lang(self.services, channel=asker.channel, explicit=asker.lang) or "en"
             )
         except Exception as exc:
-            log.warning("explain %s failed: %s", code, type(exc).__name__)
+            log.warning("explain failed: %s", type(exc).__name__)
             markdown = None
         if markdown is None:
-            message = notice(label("explain_none", lang, code=code))
+            message = notice(label("explain_none", lang, code=mask(code)))
         else:
-            message = markdown_message(markdown, fallback=f"exit code {code}", lang=lang)
+            message = markdown_message(markdown, fallback=f"explain {mask(code)}", lang=lang)
         notifier = Notifier(
             client, channel=asker.channel, user=asker.user, thread_ts=asker.thread_ts, respond=asker.respond
         )

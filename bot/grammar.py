@@ -22,7 +22,10 @@ from bot.words import MAX_TEXT_CHARS, REGION, UUID, is_identifier, shell_words, 
 from diagnosis.models import Platform
 from diagnosis.timeutil import parse_duration
 
-_EXIT_CODE = linear(r"-?\d{1,4}")
+# What `explain` takes, as `diagnose explain` does: an exit code or signal (137, -9), a Kubernetes
+# or Run:ai reason (ImagePullBackOff, OOMKilled), an API error code (APIGW.0301, ModelArts.2775),
+# an Ascend or torch_npu code (EL0004, ERR99999). One word of at most 64 characters.
+EXPLAIN_CODE = linear(r"-?\d{1,4}|[A-Za-z][A-Za-z0-9_.:\-]{0,63}")
 
 PLATFORM_WORDS: dict[str, Platform] = {
     "runai": "runai",
@@ -88,10 +91,32 @@ def parse_command(text: str, *, max_chars: int | None = MAX_TEXT_CHARS) -> Comma
     return _diagnose(rest, platform)
 
 
+def explain_code(word: str) -> str | None:
+    """`word` as a code `explain` can look up (quotes and backticks around it dropped), else None."""
+    code = word.strip().strip("`'\"“”‘’").strip()
+    return code if len(code) <= 64 and EXPLAIN_CODE.fullmatch(code) else None
+
+
 def _explain(words: list[str]) -> Command:
-    if len(words) != 1 or not _EXIT_CODE.fullmatch(words[0]):
-        return usage_problem("explain", "explain takes one exit code, e.g. `explain 137`")
-    return ExplainCommand(code=int(words[0]))
+    """`explain CODE [lang=xx]`, in any order."""
+    lang: str | None = None
+    codes: list[str] = []
+    for word in words:
+        key, equals, value = word.partition("=")
+        if equals and key.strip().lower() == "lang":
+            if value not in LANGS:
+                return usage_problem(
+                    "lang", f"lang must be one of {', '.join(LANGS)}", langs=", ".join(LANGS)
+                )
+            lang = value
+        else:
+            codes.append(word)
+    code = explain_code(codes[0]) if len(codes) == 1 else None
+    if code is None:
+        return usage_problem(
+            "explain", "explain takes one code, e.g. `explain 137` or `explain ImagePullBackOff`"
+        )
+    return ExplainCommand(code=code, lang=lang)
 
 
 SCAN_USAGE = "`scan modelarts [region=…]` or `scan runai cluster=<id> [project=<p>] [lookback=7d]`"

@@ -40,12 +40,13 @@ FOLLOW_UP_WORDS: dict[str, FollowUpKind] = {
     "explain": "explain",
 }
 _FOLLOW_UP_WORD = linear(r"[\p{L}\p{N}_:-]+")
-_EXIT_CODE = linear(r"-?\d{1,4}")
 
 
 class FollowUp(BaseModel):
     kind: FollowUpKind
-    code: int | None = None
+    # `explain CODE [lang=xx]`: what to explain, in which language.
+    code: str | None = None
+    lang: str | None = None
 
 
 @functools.lru_cache(maxsize=16)
@@ -80,17 +81,23 @@ def parse_follow_up(text: str, *, max_chars: int | None = MAX_TEXT_CHARS) -> Fol
         return None
     kind = FOLLOW_UP_WORDS[words[0]]
     if kind == "explain":
-        if len(words) >= 2 and _EXIT_CODE.fullmatch(words[1]):
-            return FollowUp(kind="explain", code=int(words[1]))
+        # `explain CODE [lang=xx]` as /diagnose takes it (a code may hold dots: APIGW.0301).
+        command = parse_command(text.strip(), max_chars=None)
+        if isinstance(command, ExplainCommand):
+            return FollowUp(kind="explain", code=command.code, lang=command.lang)
         return None
     if len(words) > 4:
         return None
     return FollowUp(kind=kind)
 
 
-def parse_mention(text: str, *, max_chars: int | None = MAX_TEXT_CHARS) -> Command | None:
+def parse_mention(
+    text: str, *, max_chars: int | None = MAX_TEXT_CHARS, guess_subject: bool = True
+) -> Command | None:
     """A mention's text (bot mention already stripped) → a command, or None when nothing was asked.
-    Text over `max_chars` gets the `too_long` usage answer unread (None lifts the cap)."""
+    Text over `max_chars` gets the `too_long` usage answer unread (None lifts the cap).
+    `guess_subject=False` (a thread reply that does not address the bot): the subject of a sentence
+    ("what about the weather") is never taken for a job; only explicit identifiers count."""
     refused = too_long(text, max_chars=max_chars)
     if refused is not None:
         return refused
@@ -102,7 +109,7 @@ def parse_mention(text: str, *, max_chars: int | None = MAX_TEXT_CHARS) -> Comma
         parsed = parse_command(cleaned, max_chars=None)
         if not isinstance(parsed, UsageProblem) or "=" in cleaned or first in ("help", "explain", "scan"):
             return parsed
-    return parse_sentence(cleaned)
+    return parse_sentence(cleaned, guess_subject=guess_subject)
 
 
 __all__ = [

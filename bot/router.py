@@ -14,6 +14,7 @@ from bot.mentions import parse_follow_up, parse_mention
 from bot.messaging import try_post
 from bot.runtime import Runtime
 from bot.services import Asker
+from bot.slack_client import Notifier
 from bot.state.models import ThreadRecord
 
 
@@ -37,7 +38,9 @@ def route_text(
         if follow is not None:
             runtime.followups.answer(client, follow, record, asker)
             return
-    command = parse_mention(text)
+    # A reply in a report's thread that does not address the bot is a command only with explicit
+    # identifiers: a word of a sentence ("what about the weather?") is never a job's name.
+    command = parse_mention(text, guess_subject=mentioned)
     if isinstance(command, DiagnoseCommand):
         runtime.conversation.start(
             client,
@@ -66,6 +69,8 @@ def route_text(
         )
         return
     if not mentioned:
+        if record is not None and asker.thread_ts:
+            hint_once(runtime, client, asker)
         return
     if record is None and asker.thread_ts and parse_follow_up(text) is not None:
         # A follow-up word in a thread whose diagnosis is no longer (or never was) stored.
@@ -88,6 +93,17 @@ def route_text(
         try_post(
             client, channel=asker.channel, thread_ts=asker.thread_ts, message=usage_reply(command, lang=lang)
         )
+
+
+def hint_once(runtime: Runtime, client: WebClient, asker: Asker) -> None:
+    """A reply in a report's thread the bot does not understand: one line, to its writer only, once
+    per person and thread (people also talk to each other there)."""
+    if not runtime.services.store.claim(f"hint:{asker.channel}:{asker.thread_ts}:{asker.user}"):
+        return
+    lang = channel_lang(runtime.services, asker.channel)
+    Notifier(client, channel=asker.channel, user=asker.user, thread_ts=asker.thread_ts).tell(
+        notice(label("not_understood", lang), emoji=":information_source:")
+    )
 
 
 def usage_reply(command: Command | None, *, lang: str) -> SlackMessage:

@@ -203,11 +203,15 @@ def _draft(
     return RequestDraft.model_validate(data)
 
 
-def parse_sentence(text: str) -> Command | None:
+def parse_sentence(text: str, *, guess_subject: bool = True) -> Command | None:
+    """`guess_subject=False`: only explicit identifiers (`job X`, `workload X`, a UUID) ask."""
     found, consumed = _keyed_values(text)
-    subject = _subject(text, consumed)
+    subject = _subject(text, consumed) if guess_subject else None
     found_uuids = (match.group(0) or "" for match in UUID_IN_TEXT.finditer(text))
     uuids = [u for u in itertools.islice(found_uuids, MAX_CANDIDATES) if u not in consumed]
+    if not guess_subject and not (found.get("workload") or found.get("job") or uuids):
+        # Not addressed to the bot: a project or region alone ("the weather in london") asks nothing.
+        return None
     platforms = _platforms(text, found)
     if len(platforms) > 1:
         return UsageProblem(

@@ -98,7 +98,7 @@ class BotTasks:
     def diagnose(self, draft: RequestDraft, asker: AskerRef) -> None:
         self._enqueue(self._diagnose, asker, draft=_data(draft), asker=_data(asker))
 
-    def explain(self, code: int, asker: AskerRef) -> None:
+    def explain(self, code: str, asker: AskerRef) -> None:
         self._enqueue(self._explain, asker, code=code, asker=_data(asker))
 
     def scan(self, command: ScanCommand, asker: AskerRef) -> None:
@@ -219,9 +219,10 @@ class BotTasks:
             client, RequestDraft.model_validate(draft), AskerRef.model_validate(asker).asker()
         )
 
-    def _run_explain(self, *, code: int, asker: dict[str, Any]) -> None:
+    def _run_explain(self, *, code: str, asker: dict[str, Any]) -> None:
         runtime, client = self._bound()
-        runtime.followups.explain(client, code, AskerRef.model_validate(asker).asker())
+        # A task queued by an older release holds an int.
+        runtime.followups.explain(client, str(code), AskerRef.model_validate(asker).asker())
 
     def _run_scan(self, *, command: dict[str, Any], asker: dict[str, Any]) -> None:
         runtime, client = self._bound()

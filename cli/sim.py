@@ -22,7 +22,7 @@ from typing import Any
 
 from cli.main import ArgumentsError, UsageError
 from diagnosis.evidence.bundles import BundleError
-from diagnosis.models import Bundle
+from diagnosis.bundle import Bundle
 from simulator.environment import (
     BUILTIN_SCENARIOS,
     DEMO_ACCESS_KEY,

@@ -73,7 +73,11 @@ def test_platform_answer_moves_a_bare_name_to_the_right_field() -> None:
     [
         ("", HelpCommand()),
         ("help", HelpCommand()),
-        ("explain 137", ExplainCommand(code=137)),
+        ("explain 137", ExplainCommand(code="137")),
+        # What `diagnose explain` takes: reasons, API and Ascend codes, with lang= as the help says.
+        ("explain ImagePullBackOff", ExplainCommand(code="ImagePullBackOff")),
+        ("explain APIGW.0301 lang=fr", ExplainCommand(code="APIGW.0301", lang="fr")),
+        ("explain lang=ja `-9`", ExplainCommand(code="-9", lang="ja")),
         ("scan modelarts region=cn-north-4", ScanCommand(platform="modelarts", region="cn-north-4")),
         ("scan modelarts", ScanCommand(platform="modelarts")),
         (
@@ -94,7 +98,9 @@ def test_other_commands(text: str, expected: object) -> None:
     [
         "runai frobnicate=1",
         "explain",
-        "explain many",
+        "explain 137 139",
+        "explain 137 lang=de",
+        "explain a;b",
         "scan",
         "scan runai region=cn-north-4",
         "scan runai cluster=c lookback=forever",

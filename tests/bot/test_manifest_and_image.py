@@ -8,6 +8,7 @@ from pathlib import Path
 import yaml
 
 from bot.listeners.commands import COMMAND
+from bot.server import EVENTS_PATH
 from tests.conftest import ROOT
 
 # Web API method (as called in bot/) → the bot scope it needs (shared/reference/slack.md 3.1).
@@ -60,6 +61,28 @@ def test_manifest_is_a_socket_mode_app_with_the_command_and_interactivity() -> N
     assert data["settings"]["socket_mode_enabled"] is True
     assert data["settings"]["interactivity"]["is_enabled"] is True
     assert "url" not in command and "request_url" not in data["settings"]["event_subscriptions"]
+
+
+def test_the_http_mode_manifest_is_the_same_app_sending_everything_to_the_bots_endpoint() -> None:
+    socket_mode = manifest()
+    http: dict = yaml.safe_load((ROOT / "manifest.http.yml").read_text(encoding="utf-8"))
+    [command] = http["features"]["slash_commands"]
+    settings = http["settings"]
+    urls = [command.pop("url"), settings["event_subscriptions"].pop("request_url")]
+    urls.append(settings["interactivity"].pop("request_url"))
+    assert all(url.startswith("https://") and url.endswith(EVENTS_PATH) for url in urls), urls
+    assert settings.pop("socket_mode_enabled") is False and socket_mode["settings"].pop("socket_mode_enabled")
+    # Everything else (scopes, events, the command) is the Socket Mode app's: the two never drift.
+    assert http == socket_mode
+
+
+def test_the_docs_http_mode_command_has_every_variable_it_needs() -> None:
+    for doc in ("README.md", "docs/slack-bot.md"):
+        text = (ROOT / doc).read_text(encoding="utf-8")
+        commands = [line for line in text.splitlines() if "diagnose bot --http" in line and "=" in line]
+        assert commands, doc
+        for line in commands:
+            assert "SLACK_BOT_TOKEN" in line and "SLACK_SIGNING_SECRET" in line, (doc, line)
 
 
 def test_dockerfile_runs_the_bot_as_non_root() -> None:

@@ -46,13 +46,25 @@ def test_ids_and_lookback() -> None:
 
 def test_keys_work_in_mentions_too() -> None:
     assert draft_of("runai cluster=c workload=w project=p").cluster_id == "c"
-    assert parse_mention("explain 137") == ExplainCommand(code=137)
+    assert parse_mention("explain 137") == ExplainCommand(code="137")
+    assert parse_mention("explain OOMKilled") == ExplainCommand(code="OOMKilled")
     assert parse_mention("") == HelpCommand()
 
 
 def test_small_talk_is_not_a_request() -> None:
     assert parse_mention("hello there") is None
     assert parse_mention("thanks!") is None
+
+
+def test_a_reply_that_does_not_address_the_bot_never_names_a_job_after_a_word() -> None:
+    # Addressed to the bot, the subject of the question is the job asked about.
+    assert isinstance(parse_mention("what about the weather?"), DiagnoseCommand)
+    # Not addressed to it: only explicit identifiers make a request.
+    assert parse_mention("what about the weather?", guess_subject=False) is None
+    assert parse_mention("why did train-42 fail?", guess_subject=False) is None
+    assert parse_mention("and the weather in london, or in cn-north-4?", guess_subject=False) is None
+    found = parse_mention("what about job dish-classifier in cn-north-4?", guess_subject=False)
+    assert isinstance(found, DiagnoseCommand) and found.draft.job_name == "dish-classifier"
 
 
 def test_mentions_of_others_do_not_become_identifiers() -> None:
@@ -71,7 +83,9 @@ def test_mentions_of_others_do_not_become_identifiers() -> None:
         ("json", FollowUp(kind="json")),
         ("rerun", FollowUp(kind="rerun")),
         ("why?", FollowUp(kind="why")),
-        ("explain 137", FollowUp(kind="explain", code=137)),
+        ("explain 137", FollowUp(kind="explain", code="137")),
+        ("explain OOMKilled", FollowUp(kind="explain", code="OOMKilled")),
+        ("explain ModelArts.2775 lang=zh", FollowUp(kind="explain", code="ModelArts.2775", lang="zh")),
         ("explain", None),
         ("looks like a config problem to me", None),
         ("why did train-43 fail on cluster prod-b in ml-team and what should we do", None),

@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 import threading
 
+import pytest
+
 from bot.background import Background
 from bot.policy import Policy, Rule
 from bot.progress import ProgressReporter
 from bot.state.store import StateStore
+from diagnosis.knowledge.explain import explain
 from playground.slack_api import SlackApiStandIn
 from tests.bot.examples import OOM, example_diagnosis
 from tests.bot.harness import ScriptedBackend, running_bot
@@ -97,6 +100,38 @@ def test_explain_answers_the_asker(slack_api: SlackApiStandIn, sqlite_store: Sta
         assert "137" in json.dumps(told.body) and told.body["response_type"] == "ephemeral"
         bot.idle()
     assert backend.requests == []
+
+
+@pytest.mark.parametrize(
+    ("typed", "code", "lang"),
+    [
+        ("explain ImagePullBackOff", "ImagePullBackOff", "en"),
+        ("explain APIGW.0301 lang=ja", "APIGW.0301", "ja"),
+    ],
+)
+def test_slack_explains_what_the_cli_explains(
+    typed: str, code: str, lang: str, slack_api: SlackApiStandIn, sqlite_store: StateStore
+) -> None:
+    backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
+    with running_bot(slack_api, backend=backend, store=sqlite_store) as bot:
+        bot.slack.command(typed)
+        told = slack_api.wait_for("commands/T0ACME001/1/resp")[0]
+        bot.idle()
+    explanation = explain(code, lang=lang)
+    assert explanation is not None
+    shown = json.dumps(told.body, ensure_ascii=False)
+    assert explanation.title in shown and explanation.meaning[:40] in shown
+
+
+def test_an_unknown_code_is_said_unknown_as_the_cli_says_it(
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
+) -> None:
+    backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM))
+    with running_bot(slack_api, backend=backend, store=sqlite_store) as bot:
+        bot.slack.command("explain FrobnicateError")
+        told = slack_api.wait_for("commands/T0ACME001/1/resp")[0]
+        bot.idle()
+    assert "is not in the built-in catalogue" in json.dumps(told.body)
 
 
 def test_per_user_rate_limit(slack_api: SlackApiStandIn, sqlite_store: StateStore) -> None:

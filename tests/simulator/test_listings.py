@@ -10,7 +10,8 @@ from typing import Any
 import httpx
 import pytest
 
-from diagnosis.models import Bundle, Exchange
+from diagnosis.bundle import Bundle
+from diagnosis.models import Exchange
 from simulator.environment import BUILTIN_SCENARIOS
 from simulator.listings import SIMULATOR_PROJECT_ID, modelarts_listing, runai_listing
 from simulator.server import SimServer, load_bundle_dir, load_bundles_reporting
