@@ -159,3 +159,33 @@ def test_the_page_refuses_requests_for_another_host(playground: Playground) -> N
         timeout=10,
     )
     assert posted.status_code == 415, "only JSON: a form on another page cannot post to the bot"
+
+
+def test_someone_elses_button_is_refused_and_the_question_stays_for_its_asker(page: Any) -> None:
+    choose(page, user="U0ALICE01", channel="inc-42-training")
+    say(page, f"@diagnose why did workload {OOM_WORKLOAD} fail?")
+    thread(page).locator("button[data-action]", has_text=OOM_CLUSTER).wait_for(timeout=WAIT_MS)
+    question_ts = page.evaluate("() => document.querySelector('#thread-messages .message').dataset.ts")
+    # Bob opens alice's thread and clicks her question's choice.
+    choose(page, user="U0BOB0002")
+    page.locator(f"#messages .message[data-ts='{question_ts}'] button.replies").click()
+    thread(page).locator("button[data-action]", has_text=OOM_CLUSTER).click()
+    refusal = page.locator(".message.ephemeral", has_text="Only the person who asked can answer")
+    refusal.first.wait_for(timeout=WAIT_MS)
+    assert "Only visible to you" in refusal.first.inner_text()
+    # Alice still has her question, and answering it runs the diagnosis.
+    choose(page, user="U0ALICE01")
+    page.locator(f"#messages .message[data-ts='{question_ts}'] button.replies").click()
+    thread(page).locator("button[data-action]", has_text=OOM_CLUSTER).click()
+    thread(page).locator(".message.from-bot", has_text="OOM").first.wait_for(timeout=WAIT_MS)
+
+
+def test_a_scan_posts_its_chart_inline(page: Any) -> None:
+    choose(page, user="U0ALICE01", channel="inc-42-training")
+    say(page, "/diagnose scan modelarts region=cn-north-4")
+    messages = page.locator("#messages")
+    messages.locator(".message.from-bot", has_text="cn-north-4").first.wait_for(timeout=WAIT_MS)
+    page.locator("#messages .message.from-bot button.replies").last.click()
+    chart = thread(page).locator("img.file-image")
+    chart.first.wait_for(timeout=WAIT_MS)
+    assert chart.first.evaluate("image => image.complete && image.naturalWidth > 100"), "a decoded PNG"
