@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from diagnosis.render.compose import compose
+
 Catalogue = Mapping[str, Mapping[str, str]]
 
 
@@ -24,4 +26,4 @@ class Translator:
             template = self.catalogue.get(self.fallback, {}).get(key)
         if template is None:
             raise KeyError(f"no message {key!r} in {self.lang!r} or {self.fallback!r}")
-        return template.format(**values) if values else template
+        return compose(template, values) if values else template
