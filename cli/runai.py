@@ -253,7 +253,7 @@ def handle_scan(args: argparse.Namespace) -> int:
     try:
         list_filter(cluster_id=args.cluster_id, project=args.project, since=None)
     except ValueError as exc:
-        raise UsageError(str(exc)) from None
+        raise ArgumentsError(str(exc)) from None
     if args.bundle and args.capture:
         raise ArgumentsError("--capture records a live scan: with --bundle, the scan is read from that file")
     lang = engine.resolve_lang("runai", args.lang)

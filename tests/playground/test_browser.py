@@ -70,6 +70,13 @@ def thread(page: Any) -> Any:
     return page.locator("#thread-panel")
 
 
+def decoded(page: Any, image: Any) -> bool:
+    """Whether the browser loaded and decoded the image (waits for it to finish loading)."""
+    handle = image.element_handle(timeout=WAIT_MS)
+    page.wait_for_function("image => image.complete", arg=handle, timeout=WAIT_MS)
+    return bool(handle.evaluate("image => image.naturalWidth > 100 && image.naturalHeight > 100"))
+
+
 def test_a_mention_a_clarifying_choice_then_the_report_and_its_memory_chart(
     page: Any, playground: Playground
 ) -> None:
@@ -90,8 +97,7 @@ def test_a_mention_a_clarifying_choice_then_the_report_and_its_memory_chart(
     report.first.wait_for(timeout=WAIT_MS)
     chart = panel.locator("img.file-image")
     chart.first.wait_for(timeout=WAIT_MS)
-    loaded = chart.first.evaluate("image => image.complete && image.naturalWidth > 100")
-    assert loaded, "the memory chart is a real PNG the browser decoded"
+    assert decoded(page, chart.first), "the memory chart is a real PNG the browser decoded"
     assert "answered by @alice" in panel.inner_text()
     # The Markdown report is attached too.
     assert panel.locator("details.file-text summary", has_text=".md").count() >= 1
@@ -188,4 +194,4 @@ def test_a_scan_posts_its_chart_inline(page: Any) -> None:
     page.locator("#messages .message.from-bot button.replies").last.click()
     chart = thread(page).locator("img.file-image")
     chart.first.wait_for(timeout=WAIT_MS)
-    assert chart.first.evaluate("image => image.complete && image.naturalWidth > 100"), "a decoded PNG"
+    assert decoded(page, chart.first), "the scan's chart is a real PNG the browser decoded"
