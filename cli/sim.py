@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from cli.main import ArgumentsError, UsageError
-from diagnosis.evidence.bundles import BundleError
 from diagnosis.bundle import Bundle
+from diagnosis.evidence.bundles import BundleError
 from simulator.environment import (
     BUILTIN_SCENARIOS,
     DEMO_ACCESS_KEY,

@@ -21,7 +21,6 @@ import diagnosis
 from diagnosis.bundle import Bundle
 from simulator.listings import SIMULATOR_PROJECT_ID
 
-
 # The scenario bundles shipped with the engine (package data of `diagnosis`).
 BUILTIN_SCENARIOS = Path(diagnosis.__file__).resolve().parent / "examples"
 DEMO_ACCESS_KEY = "DEMOACCESSKEY0000000"
