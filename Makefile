@@ -7,7 +7,7 @@ LOCK := requirements/lock.txt
 PLANES := requirements/runai-planes.txt
 
 .PHONY: demo test checks lint typecheck unit safety bench bot clean venv schemas lock lock-upgrade \
-	system-packages conformance playground playground-picture
+	system-packages conformance playground playground-picture messages
 
 # Every runtime and dev dependency at the version pinned in the lock (pip and the build tools
 # included), then the project itself without resolving anything again.
@@ -65,6 +65,11 @@ checks: lint typecheck unit safety
 # The contracts' JSON Schemas (diagnosis/schemas/*.json), regenerated from the pydantic models.
 schemas: $(STAMP)
 	$(BIN)/python -m diagnosis.contract_schemas
+
+# The message catalogues (<package>/locale/<lang>/LC_MESSAGES/<domain>.po): after editing a .po,
+# normalise it and compile the .mo beside it; commit both (a test checks they match).
+messages: $(STAMP)
+	$(BIN)/python -m tools.messages
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.run_all

@@ -683,18 +683,6 @@ async def test_the_submitted_command_corroborates_a_crash_and_is_masked() -> Non
     assert diagnosis.signature == "KeyError: 'attention_mask'"
 
 
-def test_every_message_exists_in_english_and_french() -> None:
-    import string
-
-    from diagnosis.runai.messages import EN, FR
-
-    assert set(EN) == set(FR)
-    for key in EN:
-        fields_en = {name for _t, name, _f, _c in string.Formatter().parse(EN[key]) if name}
-        fields_fr = {name for _t, name, _f, _c in string.Formatter().parse(FR[key]) if name}
-        assert fields_en == fields_fr, key
-
-
 async def test_a_stop_by_a_person_is_voluntary_and_no_admin_review_is_advised() -> None:
     s = Scenario("manual-stop", name="x", project="p", captured_at=T)
     stopped = s.at(hours=2)

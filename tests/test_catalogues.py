@@ -1,0 +1,106 @@
+"""Every message catalogue: each id in every language, the same placeholders as English, and the
+committed .mo files compiled from their .po sources.
+
+The failure messages say exactly what to add where, so that a developer who adds a message id in
+one language sees the lines to write in the others.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tools import messages as tool
+
+DOMAINS = tool.domains()
+HOW = "then run `make messages` and commit the .po and .mo files (`python -m tools.messages missing` lists every gap)"
+LANGUAGE_NAMES = {"en": "English", "fr": "French", "zh": "Chinese", "ja": "Japanese"}
+
+
+def _ids(item: tool.CatalogueFile) -> dict[str, str]:
+    return dict(tool.messages(tool.read_catalog(item.po)))
+
+
+def _domain_id(key: tuple[str, str]) -> str:
+    return f"{key[0]}:{key[1]}"
+
+
+def test_the_catalogues_are_found() -> None:
+    assert ("diagnosis", "runai") in DOMAINS
+    assert all(tool.BASE_LANGUAGE in files for files in DOMAINS.values()), "every domain has an en .po"
+
+
+@pytest.mark.parametrize("key", sorted(DOMAINS), ids=_domain_id)
+def test_every_id_exists_in_every_language(key: tuple[str, str]) -> None:
+    files = DOMAINS[key]
+    english = _ids(files[tool.BASE_LANGUAGE])
+    problems: list[str] = []
+    for lang, item in sorted(files.items()):
+        present = _ids(item)
+        missing = [msgid for msgid in english if not present.get(msgid)]
+        if missing:
+            name = LANGUAGE_NAMES.get(lang, lang)
+            snippets = "\n".join(
+                f'msgid "{msgid}"\nmsgstr "<{name} text of: {english[msgid]!r}; '
+                f'keep exactly the placeholders {tool.placeholders(english[msgid]) or "none"}>"\n'
+                for msgid in missing
+            )
+            problems.append(
+                f"{item.relative} lacks {len(missing)} id(s) that en has. Add to that file:\n\n{snippets}"
+            )
+        extra = sorted(set(present) - set(english))
+        if extra:
+            problems.append(
+                f"{item.relative} has id(s) the English catalogue "
+                f"{files[tool.BASE_LANGUAGE].relative} lacks: {', '.join(extra)}. Add each to the "
+                "English file (the base language) or remove it here."
+            )
+    assert not problems, "\n".join(problems) + "\n" + HOW
+
+
+@pytest.mark.parametrize("key", sorted(DOMAINS), ids=_domain_id)
+def test_every_translation_has_the_placeholders_of_its_english_source(key: tuple[str, str]) -> None:
+    files = DOMAINS[key]
+    english = _ids(files[tool.BASE_LANGUAGE])
+    wrong: list[str] = []
+    for lang, item in sorted(files.items()):
+        for msgid, text in _ids(item).items():
+            try:
+                fields = tool.placeholders(text)
+            except ValueError as error:
+                wrong.append(
+                    f"{item.relative} {msgid}: not a str.format template ({error}); write {{{{ for a literal brace"
+                )
+                continue
+            if (
+                msgid in english
+                and lang != tool.BASE_LANGUAGE
+                and fields != tool.placeholders(english[msgid])
+            ):
+                wrong.append(
+                    f"{item.relative} {msgid}: placeholders {fields}, English has "
+                    f"{tool.placeholders(english[msgid])}"
+                )
+    assert not wrong, "\n".join(wrong) + "\n" + HOW
+
+
+@pytest.mark.parametrize("item", tool.catalogue_files(), ids=lambda item: item.relative)
+def test_the_committed_mo_is_compiled_from_its_po(item: tool.CatalogueFile) -> None:
+    assert tool.build(item, check=True) == [], HOW
+
+
+def test_a_catalogue_missing_an_id_is_reported_with_what_to_add(tmp_path: Path) -> None:
+    """The developer's view of the check above: a language lacking an id gets the lines to add."""
+    root = tmp_path
+    for lang, entries in {
+        "en": {"a.one": "One {count}", "a.two": "Two"},
+        "ja": {"a.one": "一つ {count}"},
+    }.items():
+        folder = root / "pkg" / "locale" / lang / "LC_MESSAGES"
+        folder.mkdir(parents=True)
+        body = "".join(f'msgid "{msgid}"\nmsgstr "{text}"\n\n' for msgid, text in entries.items())
+        (folder / "demo.po").write_text(
+            'msgid ""\nmsgstr "Content-Type: text/plain; charset=utf-8\\n"\n\n' + body
+        )
+    assert tool.missing_report(root) == ["pkg/locale/ja/LC_MESSAGES/demo.po: a.two  (en: 'Two')"]

@@ -1,0 +1,168 @@
+"""`make messages`: normalise every message catalogue (.po) and compile it to the committed .mo.
+
+Catalogues are found as `<package>/locale/<lang>/LC_MESSAGES/<domain>.po` (monolingual gettext:
+symbolic ids, `en` the base language). For each file this tool flags the templates that carry
+`str.format` placeholders `python-brace-format` (so translation tools check them), rewrites the
+.po in Babel's canonical layout, and writes the .mo next to it. `--check` changes nothing and
+exits 1 naming each .mo that does not match its .po.
+
+To add a message: add the same `msgid` with its text to the domain's .po in every language
+(`python -m tools.messages missing` lists what each language lacks), then run `make messages`
+and commit the .po and .mo files together.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import string
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from babel.messages.catalog import Catalog
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po, write_po
+
+ROOT = Path(__file__).resolve().parent.parent
+BASE_LANGUAGE = "en"
+BRACE_FLAG = "python-brace-format"
+
+
+@dataclass(frozen=True)
+class CatalogueFile:
+    package: str
+    lang: str
+    domain: str
+    po: Path
+
+    @property
+    def mo(self) -> Path:
+        return self.po.with_suffix(".mo")
+
+    @property
+    def relative(self) -> str:
+        """`<package>/locale/<lang>/LC_MESSAGES/<domain>.po`."""
+        return self.po.relative_to(self.po.parents[4]).as_posix()
+
+    @property
+    def relative_mo(self) -> str:
+        return self.mo.relative_to(self.po.parents[4]).as_posix()
+
+
+def catalogue_files(root: Path = ROOT) -> list[CatalogueFile]:
+    found = [
+        CatalogueFile(package=po.parents[3].name, lang=po.parents[1].name, domain=po.stem, po=po)
+        for po in root.glob("*/locale/*/LC_MESSAGES/*.po")
+    ]
+    return sorted(found, key=lambda item: (item.package, item.domain, item.lang))
+
+
+def domains(root: Path = ROOT) -> dict[tuple[str, str], dict[str, CatalogueFile]]:
+    """(package, domain) -> {lang: file}."""
+    grouped: dict[tuple[str, str], dict[str, CatalogueFile]] = {}
+    for item in catalogue_files(root):
+        grouped.setdefault((item.package, item.domain), {})[item.lang] = item
+    return grouped
+
+
+def read_catalog(path: Path) -> Catalog:
+    with path.open("rb") as handle:
+        return read_po(handle, abort_invalid=True)
+
+
+def placeholders(template: str) -> list[str]:
+    """The `str.format` fields of a template, with their format specs (`seconds:g`)."""
+    fields: list[str] = []
+    for _literal, name, spec, conversion in string.Formatter().parse(template):
+        if name is not None:
+            fields.append(name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else ""))
+    return sorted(fields)
+
+
+def messages(catalog: Catalog) -> Iterator[tuple[str, str]]:
+    for message in catalog:
+        if message.id and isinstance(message.id, str):
+            yield message.id, message.string if isinstance(message.string, str) else ""
+
+
+def compiled(catalog: Catalog) -> bytes:
+    buffer = io.BytesIO()
+    write_mo(buffer, catalog, use_fuzzy=False)
+    return buffer.getvalue()
+
+
+def normalised(catalog: Catalog) -> bytes:
+    for message in catalog:
+        if not message.id or not isinstance(message.string, str):
+            continue
+        has_fields = bool(placeholders(message.string)) or "{{" in message.string
+        if has_fields:
+            message.flags.add(BRACE_FLAG)
+        else:
+            message.flags.discard(BRACE_FLAG)
+    buffer = io.BytesIO()
+    write_po(buffer, catalog, width=100, sort_output=False, include_previous=False)
+    return buffer.getvalue()
+
+
+def build(item: CatalogueFile, *, check: bool) -> list[str]:
+    """Problems found (check) or files rewritten (build)."""
+    catalog = read_catalog(item.po)
+    fuzzy = [message.id for message in catalog if message.id and message.fuzzy]
+    if fuzzy:
+        return [f"{item.relative}: fuzzy entries are not compiled, review them: {', '.join(map(str, fuzzy))}"]
+    mo = compiled(catalog)
+    if check:
+        if not item.mo.exists() or item.mo.read_bytes() != mo:
+            return [f"{item.relative_mo} does not match {item.relative}"]
+        return []
+    changed: list[str] = []
+    po = normalised(catalog)
+    if item.po.read_bytes() != po:
+        item.po.write_bytes(po)
+        changed.append(item.relative)
+    if not item.mo.exists() or item.mo.read_bytes() != mo:
+        item.mo.write_bytes(mo)
+        changed.append(item.relative_mo)
+    return changed
+
+
+def missing_report(root: Path = ROOT) -> list[str]:
+    lines: list[str] = []
+    for (_package, _domain), files in domains(root).items():
+        base = files.get(BASE_LANGUAGE)
+        if base is None:
+            continue
+        base_ids = dict(messages(read_catalog(base.po)))
+        for item in files.values():
+            present = dict(messages(read_catalog(item.po)))
+            for msgid in base_ids:
+                if not present.get(msgid):
+                    lines.append(f"{item.relative}: {msgid}  (en: {base_ids[msgid]!r})")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.messages", description=__doc__.split("\n")[0])
+    parser.add_argument("command", nargs="?", choices=("build", "check", "missing"), default="build")
+    args = parser.parse_args(argv)
+    if args.command == "missing":
+        lines = missing_report()
+        print("\n".join(lines) if lines else "every id exists in every language")
+        return 1 if lines else 0
+    results = [line for item in catalogue_files() for line in build(item, check=args.command == "check")]
+    if args.command == "check":
+        if results:
+            print(
+                "\n".join(results) + "\nrun `make messages` and commit the .po and .mo files", file=sys.stderr
+            )
+            return 1
+        return 0
+    print("\n".join(f"wrote {line}" for line in results) if results else "catalogues up to date")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
