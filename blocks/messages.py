@@ -31,70 +31,8 @@ BODY_CHARS = 9000
 LOG_SOURCES = ("k8s.read_pod_log", "ShowTrainingJobLogsPreview")
 HISTORY_SOURCES = ("get_workload_history",)
 
-# The help text per language (rulings G9: labels follow the channel's language). The mention
-# sentences stay English: the sentence parser reads English words.
-USAGE_MARKDOWN: dict[str, str] = {
-    "en": """\
-**/diagnose** — read-only diagnosis of a failed training job. Nothing is ever changed.
-
-- `/diagnose runai cluster=<id> workload=<name> project=<project> [lookback=7d] [intent=active]`
-- `/diagnose runai id=<workload-id> cluster=<id>`
-- `/diagnose modelarts job=<id-or-name> [region=<region>]`
-- `/diagnose scan runai cluster=<id> [project=<project>] [lookback=7d]` — every failed workload of a cluster (or project)
-- `/diagnose scan modelarts [region=<region>]` — every abnormal training job of a region
-- `/diagnose explain 137` — what an exit code means
-- `/diagnose help`
-
-Add `lang=en|fr|zh|ja` to choose the language.
-Or mention the bot: `@diagnose-bot why did train-42 in ml-team fail on cluster prod-a?`, `@diagnose-bot scan runai cluster=prod-a`.
-In a report's thread, reply `evidence`, `history`, `logs`, `json`, `why`, `rerun` or `explain <code>`.
-""",
-    "fr": """\
-**/diagnose** — diagnostic en lecture seule d’un job d’entraînement en échec. Rien n’est jamais modifié.
-
-- `/diagnose runai cluster=<id> workload=<nom> project=<projet> [lookback=7d] [intent=active]`
-- `/diagnose runai id=<id-du-workload> cluster=<id>`
-- `/diagnose modelarts job=<id-ou-nom> [region=<région>]`
-- `/diagnose scan runai cluster=<id> [project=<projet>] [lookback=7d]` — tous les workloads en échec d’un cluster (ou d’un projet)
-- `/diagnose scan modelarts [region=<région>]` — tous les jobs d’entraînement anormaux d’une région
-- `/diagnose explain 137` — ce que signifie un code de sortie
-- `/diagnose help`
-
-Ajoutez `lang=en|fr|zh|ja` pour choisir la langue.
-Ou mentionnez le bot\u00a0: `@diagnose-bot why did train-42 in ml-team fail on cluster prod-a?`, `@diagnose-bot scan runai cluster=prod-a`.
-Dans le fil d’un rapport, répondez `evidence`, `history`, `logs`, `json`, `why`, `rerun` ou `explain <code>`.
-""",
-    "zh": """\
-**/diagnose** —— 以只读方式诊断失败的训练作业，不做任何变更。
-
-- `/diagnose runai cluster=<id> workload=<名称> project=<项目> [lookback=7d] [intent=active]`
-- `/diagnose runai id=<工作负载 ID> cluster=<id>`
-- `/diagnose modelarts job=<ID 或名称> [region=<区域>]`
-- `/diagnose scan runai cluster=<id> [project=<项目>] [lookback=7d]` —— 诊断集群（或项目）内所有失败的工作负载
-- `/diagnose scan modelarts [region=<区域>]` —— 诊断区域内所有异常的训练作业
-- `/diagnose explain 137` —— 退出码的含义
-- `/diagnose help`
-
-加上 `lang=en|fr|zh|ja` 可指定语言。
-也可以 @ 机器人：`@diagnose-bot why did train-42 in ml-team fail on cluster prod-a?`、`@diagnose-bot scan runai cluster=prod-a`。
-在报告的线程中回复 `evidence`、`history`、`logs`、`json`、`why`、`rerun` 或 `explain <退出码>`。
-""",
-    "ja": """\
-**/diagnose** — 失敗したトレーニングジョブを読み取り専用で診断します。何も変更しません。
-
-- `/diagnose runai cluster=<id> workload=<名前> project=<プロジェクト> [lookback=7d] [intent=active]`
-- `/diagnose runai id=<ワークロード ID> cluster=<id>`
-- `/diagnose modelarts job=<ID または名前> [region=<リージョン>]`
-- `/diagnose scan runai cluster=<id> [project=<プロジェクト>] [lookback=7d]` — クラスター（またはプロジェクト）の失敗したワークロードをすべて診断
-- `/diagnose scan modelarts [region=<リージョン>]` — リージョンの異常なトレーニングジョブをすべて診断
-- `/diagnose explain 137` — 終了コードの意味
-- `/diagnose help`
-
-`lang=en|fr|zh|ja` で言語を指定できます。
-ボットをメンションすることもできます：`@diagnose-bot why did train-42 in ml-team fail on cluster prod-a?`、`@diagnose-bot scan runai cluster=prod-a`。
-レポートのスレッドでは `evidence`、`history`、`logs`、`json`、`why`、`rerun`、`explain <終了コード>` と返信できます。
-""",
-}
+# The help text per language is the label `usage.help` (labels follow the channel's language). The
+# mention sentences in it stay English: the sentence parser reads English words.
 
 
 def notice(text: str, *, emoji: str = ":information_source:") -> SlackMessage:
@@ -127,7 +65,7 @@ def usage_message(*, problem: str | None = None, lang: str = "en") -> SlackMessa
 def _usage_mrkdwn(lang: str) -> str:
     """The help text converted once per language: it is answered in the ack itself, where a
     Markdown parse per command (~1 ms) counts against Slack's 3 s under a burst."""
-    return markdown_to_mrkdwn(USAGE_MARKDOWN.get(lang) or USAGE_MARKDOWN["en"])
+    return markdown_to_mrkdwn(label("usage.help", lang))
 
 
 def markdown_message(

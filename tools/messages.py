@@ -8,13 +8,16 @@ exits 1 naming each .mo that does not match its .po.
 
 To add a message: add the same `msgid` with its text to the domain's .po in every language
 (`python -m tools.messages missing` lists what each language lacks), then run `make messages`
-and commit the .po and .mo files together.
+and commit the .po and .mo files together. `merge PACKAGE:DOMAIN FILE.py` adds the ids of a
+Python dict catalogue (`CATALOGUE = {lang: {id: text}}`, or `EN`/`FR`/`ZH`/`JA` dicts, as the
+catalogues were kept before) that a domain's .po files lack, for porting a branch's new ids.
 """
 
 from __future__ import annotations
 
 import argparse
 import io
+import runpy
 import string
 import sys
 from collections.abc import Iterator
@@ -73,12 +76,8 @@ def read_catalog(path: Path) -> Catalog:
 
 
 def placeholders(template: str) -> list[str]:
-    """The `str.format` fields of a template, with their format specs (`seconds:g`)."""
-    fields: list[str] = []
-    for _literal, name, spec, conversion in string.Formatter().parse(template):
-        if name is not None:
-            fields.append(name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else ""))
-    return sorted(fields)
+    """The names of a template's `str.format` fields (`{seconds:g}` is `seconds`), each once."""
+    return sorted({name for _literal, name, _spec, _conversion in string.Formatter().parse(template) if name})
 
 
 def messages(catalog: Catalog) -> Iterator[tuple[str, str]]:
@@ -144,10 +143,54 @@ def missing_report(root: Path = ROOT) -> list[str]:
     return lines
 
 
+def dict_catalogue(path: Path) -> dict[str, dict[str, str]]:
+    """`{lang: {id: text}}` from a Python file holding the catalogue as dicts."""
+    names = runpy.run_path(str(path))
+    found = names.get("CATALOGUE")
+    if not isinstance(found, dict):
+        found = {
+            lang.lower(): names[lang]
+            for lang in ("EN", "FR", "ZH", "JA")
+            if isinstance(names.get(lang), dict)
+        }
+    return {str(lang): {str(key): str(text) for key, text in table.items()} for lang, table in found.items()}
+
+
+def merge(package: str, domain: str, source: Path, root: Path = ROOT) -> list[str]:
+    """Add the ids of a dict catalogue that the domain's .po files lack; report differing texts."""
+    files = domains(root).get((package, domain), {})
+    lines: list[str] = []
+    for lang, table in dict_catalogue(source).items():
+        item = files.get(lang)
+        if item is None:
+            lines.append(f"no {package}/locale/{lang}/LC_MESSAGES/{domain}.po: {len(table)} id(s) not merged")
+            continue
+        catalog = read_catalog(item.po)
+        present = dict(messages(catalog))
+        added = [key for key in table if key not in present]
+        for key in added:
+            catalog.add(key, table[key])
+        differing = [key for key in table if key in present and present[key] != table[key]]
+        if added:
+            item.po.write_bytes(normalised(catalog))
+            lines.append(f"{item.relative}: added {', '.join(added)}")
+        if differing:
+            lines.append(f"{item.relative}: kept the .po text of {', '.join(differing)} (the dict differs)")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.messages", description=__doc__.split("\n")[0])
-    parser.add_argument("command", nargs="?", choices=("build", "check", "missing"), default="build")
+    parser.add_argument("command", nargs="?", choices=("build", "check", "missing", "merge"), default="build")
+    parser.add_argument("domain", nargs="?", help="merge: PACKAGE:DOMAIN, e.g. diagnosis:modelarts")
+    parser.add_argument("source", nargs="?", type=Path, help="merge: the Python file holding the dicts")
     args = parser.parse_args(argv)
+    if args.command == "merge":
+        if not args.domain or ":" not in args.domain or args.source is None:
+            parser.error("merge needs PACKAGE:DOMAIN and a Python file")
+        package, domain = args.domain.split(":", 1)
+        print("\n".join(merge(package, domain, args.source)) or "nothing to merge")
+        args.command = "build"
     if args.command == "missing":
         lines = missing_report()
         print("\n".join(lines) if lines else "every id exists in every language")

@@ -9,7 +9,9 @@ diagnosis holds is shown, plus fixed labels. Outcomes without the table (`needs_
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
+from diagnosis.modelarts.messages import CATALOGUE
 from diagnosis.models import Diagnosis, Evidence
 
 GET_CALLS = (
@@ -22,122 +24,8 @@ GET_CALLS = (
 )
 LIST_CALLS = ("ListTrainingJobs", "ListTrainingJobTasks")
 
-LABELS: dict[str, dict[str, str]] = {
-    "zh": {
-        "conclusion": "## 诊断结论",
-        "table_head": "| 项目 | 值 |\n|------|-----|",
-        "job": "任务",
-        "phase": "当前状态",
-        "level": "故障级别",
-        "root": "## 根因",
-        "confidence": "（置信度：{confidence}）",
-        "fixes": "## 修复建议",
-        "plan": "### 方案 {number}",
-        "note": "> 注意：以上操作涉及{what}",
-        "changes": "需要用户确认后手动执行的变更",
-        "read_only": "只读查询",
-        "next": "## 后续步骤",
-        "collected": "## 已收集信息",
-        "collected_head": "| API | 关键信息 |\n|-----|---------|",
-        "suggest": "## 建议补充信息",
-        "unknown_name": "未知",
-        "unreadable_phase": "无法读取（HTTP {status}）",
-        "unreadable_phase_plain": "无法读取",
-        "level.Fault": "Fault",
-        "level.Abnormal": "Abnormal",
-        "level.Suspected": "疑似异常",
-        "level.Normal": "正常",
-        "level.insufficient": "疑似异常（信息不足）",
-        "level.denied": "无法判断（权限不足）",
-        "sep": "；",
-        "no_detail": "已调用，没有可引用的信息",
-        "actions": "所需的只读 IAM 操作：",
-        "actions_head": "| IAM 操作 | 需要它的调用 |\n|----------|--------------|",
-        "denied_mark": "（本次被拒绝）",
-        "list_detail": "（按名称查找、扫描异常作业）",
-        "list_sep": "、",
-        "policy": "最小自定义策略：",
-        "log_export": "获取完整日志下载链接（`ShowObsUrlOfTrainingJobLogs`）还需要 `modelarts:trainJob:logExport`，华为云将其归为写操作，因此不在上面的策略中；只有需要完整日志链接时才单独授予。",
-        "job_line": "任务：{job}",
-        "choices": "可选的作业：",
-    },
-    "en": {
-        "conclusion": "## Diagnosis",
-        "table_head": "| Item | Value |\n|------|-----|",
-        "job": "Job",
-        "phase": "Current phase",
-        "level": "Fault level",
-        "root": "## Root cause",
-        "confidence": " (confidence: {confidence})",
-        "fixes": "## Fix suggestions",
-        "plan": "### Option {number}",
-        "note": "> Note: the steps above involve {what}",
-        "changes": "changes a person must confirm and carry out by hand",
-        "read_only": "read-only queries",
-        "next": "## Next steps",
-        "collected": "## Information collected",
-        "collected_head": "| API | Key information |\n|-----|---------|",
-        "suggest": "## Information still needed",
-        "unknown_name": "unknown",
-        "unreadable_phase": "unreadable (HTTP {status})",
-        "unreadable_phase_plain": "unreadable",
-        "level.Fault": "Fault",
-        "level.Abnormal": "Abnormal",
-        "level.Suspected": "Suspected",
-        "level.Normal": "Normal",
-        "level.insufficient": "Suspected (insufficient information)",
-        "level.denied": "Cannot tell (permission denied)",
-        "sep": "; ",
-        "no_detail": "called; nothing to quote",
-        "actions": "Read-only IAM actions needed:",
-        "actions_head": "| IAM action | Calls that need it |\n|----------|--------------|",
-        "denied_mark": " (denied this time)",
-        "list_detail": " (name lookup, scan of abnormal jobs)",
-        "list_sep": ", ",
-        "policy": "Minimal custom policy:",
-        "log_export": "The full-log download link (`ShowObsUrlOfTrainingJobLogs`) also needs `modelarts:trainJob:logExport`, which Huawei Cloud classes as a write action, so it is not in the policy above; grant it separately only where the full-log link is needed.",
-        "job_line": "Job: {job}",
-        "choices": "Candidates:",
-    },
-    "ja": {
-        "conclusion": "## 診断結論",
-        "table_head": "| 項目 | 値 |\n|------|-----|",
-        "job": "ジョブ",
-        "phase": "現在の状態",
-        "level": "障害レベル",
-        "root": "## 根本原因",
-        "confidence": "（確信度：{confidence}）",
-        "fixes": "## 修正案",
-        "plan": "### 案 {number}",
-        "note": "> 注意：上記の操作には{what}が含まれます",
-        "changes": "ユーザーの確認後に手動で実行する変更",
-        "read_only": "読み取り専用のクエリ",
-        "next": "## 次のステップ",
-        "collected": "## 収集済みの情報",
-        "collected_head": "| API | 主な情報 |\n|-----|---------|",
-        "suggest": "## 追加で必要な情報",
-        "unknown_name": "不明",
-        "unreadable_phase": "読み取り不可（HTTP {status}）",
-        "unreadable_phase_plain": "読み取り不可",
-        "level.Fault": "Fault",
-        "level.Abnormal": "Abnormal",
-        "level.Suspected": "異常の疑い",
-        "level.Normal": "正常",
-        "level.insufficient": "異常の疑い（情報不足）",
-        "level.denied": "判断不可（権限不足）",
-        "sep": "、",
-        "no_detail": "呼び出し済み、引用できる情報なし",
-        "actions": "必要な読み取り専用 IAM アクション：",
-        "actions_head": "| IAM アクション | 必要とする呼び出し |\n|----------|--------------|",
-        "denied_mark": "（今回拒否）",
-        "list_detail": "（名前での検索、異常ジョブのスキャン）",
-        "list_sep": "、",
-        "policy": "最小のカスタムポリシー：",
-        "log_export": "完全なログのダウンロードリンク（`ShowObsUrlOfTrainingJobLogs`）には `modelarts:trainJob:logExport` も必要ですが、Huawei Cloud はこれを書き込み操作に分類しているため、上記のポリシーには含めていません。完全なログのリンクが必要な場合にのみ個別に付与してください。",
-        "job_line": "ジョブ：{job}",
-        "choices": "候補：",
-    },
-}
+# The report's fixed labels: the `report.*` ids of the modelarts catalogue.
+LABELS = CATALOGUE.section("report.")
 
 # Rulings G13: the first line of the outcomes that do not use the template's table.
 FIRST_LINES = {
@@ -177,20 +65,20 @@ def _failed_status(diagnosis: Diagnosis) -> int | None:
     return None
 
 
-def _job_cell(diagnosis: Diagnosis, labels: dict[str, str]) -> str:
+def _job_cell(diagnosis: Diagnosis, labels: Mapping[str, str]) -> str:
     name = f"`{diagnosis.target.name}`" if diagnosis.target.name else labels["unknown_name"]
     job_id = diagnosis.target.job_id
     return f"{name} (`{job_id}`)" if job_id else name
 
 
-def _phase_cell(diagnosis: Diagnosis, labels: dict[str, str]) -> str:
+def _phase_cell(diagnosis: Diagnosis, labels: Mapping[str, str]) -> str:
     if diagnosis.target.phase:
         return f"`{diagnosis.target.phase}`"
     status = _failed_status(diagnosis) or _denied_status(diagnosis)
     return labels["unreadable_phase"].format(status=status) if status else labels["unreadable_phase_plain"]
 
 
-def _level_cell(diagnosis: Diagnosis, labels: dict[str, str]) -> str:
+def _level_cell(diagnosis: Diagnosis, labels: Mapping[str, str]) -> str:
     if diagnosis.outcome == "permission_denied" or diagnosis.fault_level is None:
         return labels["level.denied"] if diagnosis.outcome == "permission_denied" else "-"
     if diagnosis.confidence == "LOW" and diagnosis.fault_level == "Suspected":
@@ -198,7 +86,7 @@ def _level_cell(diagnosis: Diagnosis, labels: dict[str, str]) -> str:
     return labels[f"level.{diagnosis.fault_level}"]
 
 
-def _conclusion(diagnosis: Diagnosis, labels: dict[str, str]) -> list[str]:
+def _conclusion(diagnosis: Diagnosis, labels: Mapping[str, str]) -> list[str]:
     return [
         labels["conclusion"],
         "",
@@ -214,7 +102,7 @@ def _conclusion(diagnosis: Diagnosis, labels: dict[str, str]) -> list[str]:
     ]
 
 
-def _render_normal(diagnosis: Diagnosis, labels: dict[str, str]) -> str:
+def _render_normal(diagnosis: Diagnosis, labels: Mapping[str, str]) -> str:
     lines = _conclusion(diagnosis, labels)
     if diagnosis.recommendations:
         lines += ["", labels["fixes"]]
@@ -230,7 +118,7 @@ def _render_normal(diagnosis: Diagnosis, labels: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
-def _permission_block(diagnosis: Diagnosis, labels: dict[str, str]) -> list[str]:
+def _permission_block(diagnosis: Diagnosis, labels: Mapping[str, str]) -> list[str]:
     denied = {
         item.source for item in diagnosis.evidence if item.field == "error_code" and item.value in (401, 403)
     }
@@ -276,7 +164,7 @@ def _inline(text: str, limit: int = 160) -> str:
     return flat.replace("|", "\\|").replace("`", "'")
 
 
-def _evidence_cell(items: list[Evidence], labels: dict[str, str]) -> str:
+def _evidence_cell(items: list[Evidence], labels: Mapping[str, str]) -> str:
     if not items:
         return labels["no_detail"]
     parts = []
@@ -286,7 +174,7 @@ def _evidence_cell(items: list[Evidence], labels: dict[str, str]) -> str:
     return labels["sep"].join(parts)
 
 
-def _render_insufficient(diagnosis: Diagnosis, labels: dict[str, str]) -> str:
+def _render_insufficient(diagnosis: Diagnosis, labels: Mapping[str, str]) -> str:
     lines = _conclusion(diagnosis, labels)
     lines += ["", labels["collected"], "", labels["collected_head"]]
     for op in dict.fromkeys(diagnosis.calls):
@@ -311,7 +199,7 @@ def _short_subject(diagnosis: Diagnosis) -> str:
     return diagnosis.target.phase or "?"
 
 
-def _render_short(diagnosis: Diagnosis, labels: dict[str, str]) -> str:
+def _render_short(diagnosis: Diagnosis, labels: Mapping[str, str]) -> str:
     lines = [FIRST_LINES[diagnosis.outcome].format(what=_short_subject(diagnosis)), ""]
     if diagnosis.target.job_id or diagnosis.target.name:
         lines += [labels["job_line"].format(job=_job_cell(diagnosis, labels)), ""]

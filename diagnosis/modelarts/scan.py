@@ -193,47 +193,5 @@ def render_scan_markdown(result: ScanResult, *, lang: str) -> str:
     return mask("\n".join(lines))
 
 
-SCAN_LABELS: dict[str, dict[str, str]] = {
-    "zh": {
-        "title": "## 异常训练作业扫描（{region}）",
-        "summary": "共列出 {scanned} 个作业，其中 {abnormal} 个处于 `Failed`/`Timeout`/`Abnormal`，已逐一诊断。",
-        "none": "没有发现异常的训练作业。",
-        "failed": "无法列出训练作业：",
-        "table_head": "| 作业 | 当前状态 | 置信度 | 关键报错 |\n|------|------|------|------|",
-        "recurring": "### 重复出现的报错与镜像",
-        "recurring_head": "| 相同 | 内容 | 作业数 | 作业 |\n|------|------|------|------|",
-        "kind_signature": "报错",
-        "kind_image": "镜像",
-        "kind_node": "节点",
-        "sep": "、",
-        "limitations": "### 限制",
-    },
-    "en": {
-        "title": "## Scan of abnormal training jobs ({region})",
-        "summary": "{scanned} jobs listed; {abnormal} of them are `Failed`/`Timeout`/`Abnormal` and were diagnosed one by one.",
-        "none": "No abnormal training job was found.",
-        "failed": "The training jobs could not be listed:",
-        "table_head": "| Job | Current phase | Confidence | Key error |\n|------|------|------|------|",
-        "recurring": "### Recurring errors and images",
-        "recurring_head": "| Same | Value | Jobs | Names |\n|------|------|------|------|",
-        "kind_signature": "error",
-        "kind_image": "image",
-        "kind_node": "node",
-        "sep": ", ",
-        "limitations": "### Limitations",
-    },
-    "ja": {
-        "title": "## 異常なトレーニングジョブのスキャン（{region}）",
-        "summary": "{scanned} 件のジョブを一覧し、そのうち `Failed`/`Timeout`/`Abnormal` の {abnormal} 件を個別に診断しました。",
-        "none": "異常なトレーニングジョブは見つかりませんでした。",
-        "failed": "トレーニングジョブを一覧できませんでした：",
-        "table_head": "| ジョブ | 現在の状態 | 確信度 | 主なエラー |\n|------|------|------|------|",
-        "recurring": "### 繰り返し発生しているエラーとイメージ",
-        "recurring_head": "| 共通 | 内容 | ジョブ数 | ジョブ |\n|------|------|------|------|",
-        "kind_signature": "エラー",
-        "kind_image": "イメージ",
-        "kind_node": "ノード",
-        "sep": "、",
-        "limitations": "### 制限事項",
-    },
-}
+# The report's fixed labels: the `scan.*` ids of the modelarts catalogue.
+SCAN_LABELS = CATALOGUE.section("scan.")

@@ -75,6 +75,25 @@ class Catalogue(Mapping[str, Mapping[str, str]]):
     def __repr__(self) -> str:
         return f"Catalogue({self.domain!r}, {str(self.localedir)!r})"
 
+    def section(self, prefix: str) -> Mapping[str, Mapping[str, str]]:
+        """The ids under `prefix` with the prefix taken off: `section("scan.")["en"]["title"]`."""
+        return _Section(self, prefix)
+
+
+class _Section(Mapping[str, Mapping[str, str]]):
+    def __init__(self, catalogue: Catalogue, prefix: str) -> None:
+        self.catalogue = catalogue
+        self.prefix = prefix
+
+    def __getitem__(self, lang: str) -> Mapping[str, str]:
+        return _strip_prefix(self.catalogue.mo_path(lang) if lang in self.catalogue else None, self.prefix)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.catalogue)
+
+    def __len__(self) -> int:
+        return len(self.catalogue)
+
 
 @functools.cache
 def _read_mo(path: Path) -> Mapping[str, str]:
@@ -84,6 +103,15 @@ def _read_mo(path: Path) -> Mapping[str, str]:
     # (Django's translation layer reads it the same way). The empty id is the .po header.
     parsed: dict[Any, Any] = vars(translations)["_catalog"]
     return {str(msgid): str(text) for msgid, text in parsed.items() if isinstance(msgid, str) and msgid}
+
+
+@functools.cache
+def _strip_prefix(path: Path | None, prefix: str) -> Mapping[str, str]:
+    if path is None:
+        raise KeyError(prefix)
+    return {
+        msgid.removeprefix(prefix): text for msgid, text in _read_mo(path).items() if msgid.startswith(prefix)
+    }
 
 
 class Translator:

@@ -7,7 +7,7 @@ import string
 import pytest
 
 from blocks.labels import LABELS, label, label_mrkdwn
-from blocks.progress import STEP_LABELS, progress_message, scan_progress_message, step_label
+from blocks.progress import progress_message, scan_progress_message, step_label
 from blocks.report import report_message
 from diagnosis.models import Diagnosis
 from tests.blocks.checks import assert_message_within_limits
@@ -30,7 +30,11 @@ def test_every_label_is_translated_with_the_same_placeholders(lang: str) -> None
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_every_step_is_named(lang: str) -> None:
-    assert all(labels.get(lang) for labels in STEP_LABELS.values())
+    steps = [
+        key.removeprefix("step.") for key in LABELS["en"] if key.startswith("step.") and key != "step.unknown"
+    ]
+    assert "ShowTrainingJobDetails" in steps and "get_workload_status" in steps
+    assert all(step_label(op, lang=lang) == LABELS[lang][f"step.{op}"] for op in steps)
     assert "ShowTrainingJobDetails" not in step_label("ShowTrainingJobDetails", lang=lang)
     assert "NewOp" in step_label("NewOp", lang=lang), "an op without a row is named as it is"
 
