@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from diagnosis.render.i18n import LANGUAGES
 from tools import messages as tool
 
 DOMAINS = tool.domains()
@@ -27,8 +28,24 @@ def _domain_id(key: tuple[str, str]) -> str:
 
 
 def test_the_catalogues_are_found() -> None:
-    assert ("diagnosis", "runai") in DOMAINS
+    assert {
+        ("diagnosis", "runai"),
+        ("diagnosis", "modelarts"),
+        ("diagnosis", "explain"),
+        ("blocks", "slack"),
+    } <= set(DOMAINS)
     assert all(tool.BASE_LANGUAGE in files for files in DOMAINS.values()), "every domain has an en .po"
+
+
+@pytest.mark.parametrize("key", sorted(DOMAINS), ids=_domain_id)
+def test_every_domain_offers_every_language(key: tuple[str, str]) -> None:
+    package, domain = key
+    missing = [lang for lang in LANGUAGES if lang not in DOMAINS[key]]
+    assert not missing, (
+        f"{package}:{domain} has no catalogue for {', '.join(missing)}: copy "
+        f"{DOMAINS[key][tool.BASE_LANGUAGE].relative} to {package}/locale/<lang>/LC_MESSAGES/{domain}.po, "
+        "translate every msgstr (set the Language header), " + HOW
+    )
 
 
 @pytest.mark.parametrize("key", sorted(DOMAINS), ids=_domain_id)

@@ -14,9 +14,10 @@ documented meaning say so instead of guessing.
 from __future__ import annotations
 
 import signal as _signal
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from diagnosis.knowledge.catalogue import Step, change, check
+from diagnosis.knowledge.catalogue import Message, Step, change, check, t
 from diagnosis.models import Category
 
 LANGUAGES = ("en", "fr", "zh", "ja")
@@ -54,228 +55,96 @@ class ExitCodeInfo:
 @dataclass(frozen=True)
 class _Row:
     signal: str | None
-    meaning: dict[str, str]
-    cause: dict[str, str]
+    meaning: Message
+    cause: Message
     source: str = SOURCE_EXIT_STATUS
 
 
-# One row per documented code. `meaning`: one short sentence per language; `cause`: the usual
-# reason in a training pod (en, zh).
+# One row per documented code. `meaning`: one short phrase (`exit.<code>.meaning`); `cause`: the
+# usual reason in a training pod (`exit.<code>.cause`); both in the `explain` message catalogue.
 _TABLE: dict[int, _Row] = {
     0: _Row(
         None,
-        {"en": "success", "fr": "succès", "zh": "成功退出", "ja": "正常終了"},
-        {"en": "The process finished normally.", "zh": "进程正常结束。"},
+        t("exit.0.meaning"),
+        t("exit.0.cause"),
     ),
     1: _Row(
         None,
-        {
-            "en": "generic failure raised by the program itself",
-            "fr": "échec générique signalé par le programme lui-même",
-            "zh": "程序自身报告的一般性失败",
-            "ja": "プログラム自身が返した一般的な失敗",
-        },
-        {
-            "en": "An uncaught Python exception (a traceback in the log), sys.exit(1), or a torchrun "
-            "ChildFailedError for a rank that raised.",
-            "zh": "未捕获的 Python 异常（日志中有 traceback）、sys.exit(1)，或 torchrun 因某个 rank 抛出异常而报告 ChildFailedError。",
-        },
+        t("exit.1.meaning"),
+        t("exit.1.cause"),
     ),
     2: _Row(
         None,
-        {
-            "en": "command-line usage error",
-            "fr": "erreur d'utilisation de la ligne de commande",
-            "zh": "命令行用法错误",
-            "ja": "コマンドラインの使い方の誤り",
-        },
-        {
-            "en": "argparse rejected the arguments (`error: unrecognized arguments`) or a shell builtin was misused.",
-            "zh": "argparse 拒绝了参数（`error: unrecognized arguments`），或误用了 shell 内置命令。",
-        },
+        t("exit.2.meaning"),
+        t("exit.2.cause"),
     ),
     126: _Row(
         None,
-        {
-            "en": "command found but not executable",
-            "fr": "commande trouvée mais non exécutable",
-            "zh": "找到命令但无法执行",
-            "ja": "コマンドは見つかったが実行できない",
-        },
-        {
-            "en": "Missing execute permission, a binary for another CPU architecture, or a `noexec` mount.",
-            "zh": "缺少执行权限、二进制文件的 CPU 架构不符，或挂载点为 `noexec`。",
-        },
+        t("exit.126.meaning"),
+        t("exit.126.cause"),
     ),
     127: _Row(
         None,
-        {
-            "en": "command not found",
-            "fr": "commande introuvable",
-            "zh": "找不到命令",
-            "ja": "コマンドが見つからない",
-        },
-        {
-            "en": "A typo in the command, a binary missing from the image, or a wrong PATH (when a shell runs it).",
-            "zh": "命令拼写错误、镜像中缺少该程序，或 PATH 不正确（由 shell 执行时）。",
-        },
+        t("exit.127.meaning"),
+        t("exit.127.cause"),
     ),
     128: _Row(
         None,
-        {
-            "en": "the process could not be started (containerd StartError)",
-            "fr": "le processus n'a pas pu démarrer (StartError de containerd)",
-            "zh": "进程无法启动（containerd StartError）",
-            "ja": "プロセスを起動できなかった（containerd の StartError）",
-        },
-        {
-            "en": "A bad command or entrypoint, a missing binary without a shell, or a mount/device hook failure.",
-            "zh": "命令或入口点错误、无 shell 时缺少可执行文件，或挂载/设备钩子失败。",
-        },
+        t("exit.128.meaning"),
+        t("exit.128.cause"),
     ),
     130: _Row(
         "SIGINT",
-        {
-            "en": "interrupted by SIGINT (128+2)",
-            "fr": "interrompu par SIGINT (128+2)",
-            "zh": "被 SIGINT 中断（128+2）",
-            "ja": "SIGINT により中断（128+2）",
-        },
-        {"en": "Someone or something sent Ctrl-C / SIGINT.", "zh": "有人或某个程序发送了 Ctrl-C / SIGINT。"},
+        t("exit.130.meaning"),
+        t("exit.130.cause"),
     ),
     134: _Row(
         "SIGABRT",
-        {
-            "en": "aborted by SIGABRT (128+6)",
-            "fr": "interrompu par SIGABRT (128+6)",
-            "zh": "被 SIGABRT 中止（128+6）",
-            "ja": "SIGABRT により異常終了（128+6）",
-        },
-        {
-            "en": "A C++ `terminate called after throwing …`, a failed assertion, or a fatal CUDA/NCCL error "
-            "(`Aborted (core dumped)`).",
-            "zh": "C++ 的 `terminate called after throwing …`、断言失败，或 CUDA/NCCL 致命错误（`Aborted (core dumped)`）。",
-        },
+        t("exit.134.meaning"),
+        t("exit.134.cause"),
     ),
     135: _Row(
         "SIGBUS",
-        {
-            "en": "bus error, SIGBUS (128+7)",
-            "fr": "erreur de bus, SIGBUS (128+7)",
-            "zh": "总线错误，SIGBUS（128+7）",
-            "ja": "バスエラー、SIGBUS（128+7）",
-        },
-        {
-            "en": "Usually exhausted shared memory (/dev/shm) used by DataLoader workers.",
-            "zh": "通常是 DataLoader worker 使用的共享内存（/dev/shm）耗尽。",
-        },
+        t("exit.135.meaning"),
+        t("exit.135.cause"),
     ),
     137: _Row(
         "SIGKILL",
-        {
-            "en": "killed by SIGKILL (128+9)",
-            "fr": "tué par SIGKILL (128+9)",
-            "zh": "被 SIGKILL 强制终止（128+9）",
-            "ja": "SIGKILL により強制終了（128+9）",
-        },
-        {
-            "en": "With reason OOMKilled: the memory limit was reached. Otherwise something else killed it: the "
-            "kubelet after the grace period (stop, preemption, eviction), a liveness probe, or the node's OOM killer.",
-            "zh": "若原因为 OOMKilled：达到内存上限。否则是被其他方终止：宽限期后由 kubelet 终止（停止、抢占、驱逐）、存活探针，或节点级 OOM killer。",
-        },
+        t("exit.137.meaning"),
+        t("exit.137.cause"),
     ),
     139: _Row(
         "SIGSEGV",
-        {
-            "en": "segmentation fault, SIGSEGV (128+11)",
-            "fr": "erreur de segmentation, SIGSEGV (128+11)",
-            "zh": "段错误，SIGSEGV（128+11）",
-            "ja": "セグメンテーション違反、SIGSEGV（128+11）",
-        },
-        {
-            "en": "A crash in native code: a package/version conflict (e.g. an updated pip dependency), memory "
-            "corruption in user code, a driver/library mismatch, or rarely a system fault.",
-            "zh": "原生代码崩溃：包/版本冲突（例如 pip 依赖被升级）、用户代码内存破坏、驱动与库不匹配，少数情况为系统故障。",
-        },
+        t("exit.139.meaning"),
+        t("exit.139.cause"),
     ),
     143: _Row(
         "SIGTERM",
-        {
-            "en": "stopped by SIGTERM (128+15)",
-            "fr": "arrêté par SIGTERM (128+15)",
-            "zh": "被 SIGTERM 终止（128+15）",
-            "ja": "SIGTERM により停止（128+15）",
-        },
-        {
-            "en": "A graceful stop: the pod was deleted (a stop or suspend, scheduler preemption, eviction, node "
-            "shutdown) and the process exited on SIGTERM.",
-            "zh": "正常停止：Pod 被删除（停止或挂起、调度器抢占、驱逐、节点关机），进程收到 SIGTERM 后退出。",
-        },
+        t("exit.143.meaning"),
+        t("exit.143.cause"),
     ),
     247: _Row(
         None,
-        {
-            "en": "process killed, most often by a memory overflow (-9 seen as an unsigned byte)",
-            "fr": "processus tué, le plus souvent par un dépassement de mémoire (-9 lu comme octet non signé)",
-            "zh": "进程被终止，最常见原因是内存溢出（-9 按无符号字节显示）",
-            "ja": "プロセスが強制終了された。多くはメモリ不足（-9 を符号なしバイトで表したもの）",
-        },
-        {
-            "en": "ModelArts documents 137 and 247 as a killed process, most often out of memory; reduce the data "
-            "or batch size.",
-            "zh": "ModelArts 文档说明 137 与 247 表示进程被终止，最常见是内存溢出（OOM）；可减小数据量或 batch size。",
-        },
+        t("exit.247.meaning"),
+        t("exit.247.cause"),
         SOURCE_MODELARTS,
     ),
     255: _Row(
         None,
-        {
-            "en": "exit(-1), a launcher failure, or an unknown container status",
-            "fr": "exit(-1), échec du lanceur ou état de conteneur inconnu",
-            "zh": "exit(-1)、启动器失败，或容器状态未知",
-            "ja": "exit(-1)、ランチャーの失敗、またはコンテナー状態が不明",
-        },
-        {
-            "en": "The program called exit(-1), an SSH/MPI launcher (mpirun) failed, or containerd lost the "
-            "container's state (`Unknown`).",
-            "zh": "程序调用了 exit(-1)、SSH/MPI 启动器（mpirun）失败，或 containerd 丢失了容器状态（`Unknown`）。",
-        },
+        t("exit.255.meaning"),
+        t("exit.255.cause"),
     ),
 }
 
-_SIGNAL_MEANING = {
-    "en": "killed by signal {name} (128+{number})",
-    "fr": "tué par le signal {name} (128+{number})",
-    "zh": "被信号 {name} 终止（128+{number}）",
-    "ja": "シグナル {name} により終了（128+{number}）",
-}
-_SIGNAL_CAUSE = {
-    "en": "The process received signal {name} and did not handle it.",
-    "zh": "进程收到信号 {name} 且未处理。",
-}
-_CHILD_MEANING = {
-    "en": "child process killed by signal {name} ({number}), as reported by Python/torchrun",
-    "fr": "processus enfant tué par le signal {name} ({number}), selon Python/torchrun",
-    "zh": "子进程被信号 {name}（{number}）终止（Python/torchrun 的负数退出码）",
-    "ja": "子プロセスがシグナル {name}（{number}）で終了（Python/torchrun の負の終了コード）",
-}
-_CHILD_CAUSE = {
-    "en": "The launcher reports a child killed by a signal as a negative code; -9 (SIGKILL) is most often the "
-    "out-of-memory killer, -15 (SIGTERM) a stop, -6 (SIGABRT) an abort, -11 (SIGSEGV) a segfault.",
-    "zh": "启动器以负数报告被信号终止的子进程；-9（SIGKILL）多为内存不足被 OOM killer 终止，-15（SIGTERM）为停止，-6（SIGABRT）为中止，-11（SIGSEGV）为段错误。",
-}
-_UNKNOWN_MEANING = {
-    "en": "no documented meaning for exit code {code}",
-    "fr": "aucune signification documentée pour le code de sortie {code}",
-    "zh": "退出码 {code} 没有已记录的含义",
-    "ja": "終了コード {code} に文書化された意味はありません",
-}
-_UNKNOWN_CAUSE = {
-    "en": "Not guessed: read the program's own log around its exit.",
-    "zh": "不做猜测：请查看程序退出前后的日志。",
-}
-_PREFIX = {"en": "Exit code", "fr": "Code de sortie", "zh": "退出码", "ja": "終了コード"}
-_SEPARATOR = {"en": ": ", "fr": " : ", "zh": "：", "ja": "："}
+_SIGNAL_MEANING = t("exit.signal.meaning")
+_SIGNAL_CAUSE = t("exit.signal.cause")
+_CHILD_MEANING = t("exit.child.meaning")
+_CHILD_CAUSE = t("exit.child.cause")
+_UNKNOWN_MEANING = t("exit.unknown.meaning")
+_UNKNOWN_CAUSE = t("exit.unknown.cause")
+_PREFIX = t("exit.prefix")
+_SEPARATOR = t("exit.separator")
+_SENTENCE_END = t("exit.sentence_end")
 
 
 def _signal_name(number: int) -> str | None:
@@ -286,7 +155,7 @@ def _signal_name(number: int) -> str | None:
         return None
 
 
-def _format_all(templates: dict[str, str], **values: object) -> dict[str, str]:
+def _format_all(templates: Mapping[str, str], **values: object) -> dict[str, str]:
     return {lang: template.format(**values) for lang, template in templates.items()}
 
 
@@ -338,7 +207,7 @@ def describe_exit_code(code: int, lang: str = "en") -> str:
     label = f"{_PREFIX[language]} {code}"
     if info.signal and info.signal not in info.meaning(language):
         label += f" ({info.signal})"
-    end = "。" if language in ("zh", "ja") else "."
+    end = _SENTENCE_END[language]
     return f"{label}{_SEPARATOR[language]}{info.meaning(language)}{end}"
 
 
@@ -389,120 +258,55 @@ def exit_reading(code: int) -> ExitReading:
 # What to do about each exit code (`diagnose explain <code>`)
 # ----------------------------------------------------------------------------------------------
 
-_EXPLAIN_LOG = check(
-    "Read the last lines of the log before the exit (a traceback or error line names the cause).",
-    "查看退出前的最后几行日志（traceback 或错误行会指出原因）。",
-)
-_FIX_AND_RESUBMIT = change(
-    "After confirming the cause, a person fixes the code or configuration and resubmits.",
-    "确认原因后，由用户修复代码或配置并重新提交。",
-)
-_KILL_CHECKS = check(
-    "Check who killed it: the container's termination reason (OOMKilled or Error), the pod's events "
-    "(eviction, preemption, probe), the node's events (SystemOOM) and the memory metrics against the limit.",
-    "确认是谁终止了进程：容器终止原因（OOMKilled 或 Error）、Pod 事件（驱逐、抢占、探针）、节点事件（SystemOOM），以及内存指标与上限的对比。",
-)
-_MEMORY_CHANGE = change(
-    "If memory is confirmed, a person raises the memory limit with headroom or reduces the batch size or "
-    "DataLoader workers, then resubmits.",
-    "若确认是内存问题，由用户提高内存上限并留出余量，或减小 batch size、DataLoader worker 数量，再重新提交。",
-)
+_EXPLAIN_LOG = check("step.explain_log")
+_FIX_AND_RESUBMIT = change("step.fix_and_resubmit")
+_KILL_CHECKS = check("step.kill_checks")
+_MEMORY_CHANGE = change("step.memory_change")
 
 EXIT_CODE_STEPS: dict[int, tuple[Step, ...]] = {
-    0: (check("Nothing to fix: the process succeeded.", "无需修复：进程已成功结束。"),),
+    0: (check("exit.0.step.1"),),
     1: (_EXPLAIN_LOG, _FIX_AND_RESUBMIT),
     2: (
-        check(
-            "Read the usage error in the log and compare the command line with the script's arguments.",
-            "查看日志中的用法错误，并将命令行与脚本参数进行比对。",
-        ),
-        change("After confirming, a person corrects the command line.", "确认后，由用户修正命令行。"),
+        check("exit.2.step.1"),
+        change("exit.2.step.2"),
     ),
     126: (
-        check(
-            "Check the file's execute permission and architecture in the image, and the mount options.",
-            "检查镜像中该文件的执行权限与架构，以及挂载选项。",
-        ),
+        check("exit.126.step.1"),
         _FIX_AND_RESUBMIT,
     ),
     127: (
-        check(
-            "Check that the command exists in the image and is on the PATH (spelling included).",
-            "确认命令存在于镜像中且位于 PATH 内（包括拼写）。",
-        ),
+        check("exit.127.step.1"),
         _FIX_AND_RESUBMIT,
     ),
     128: (
-        check(
-            "Read the pod's events for the start error (`executable file not found`, mount or device hook).",
-            "查看 Pod 事件中的启动错误（`executable file not found`、挂载或设备钩子）。",
-        ),
+        check("exit.128.step.1"),
         _FIX_AND_RESUBMIT,
     ),
-    130: (
-        check(
-            "Check who sent the interrupt (a person, a script, a timeout wrapper).",
-            "确认是谁发送了中断（用户、脚本、超时包装器）。",
-        ),
-    ),
+    130: (check("exit.130.step.1"),),
     134: (
         _EXPLAIN_LOG,
-        check(
-            "If an NCCL watchdog timeout came just before the abort, look for the earliest failure on the other "
-            "workers: the abort is a consequence.",
-            "如果中止前刚出现 NCCL watchdog 超时，请在其他 worker 中查找最早的失败：此次中止只是后果。",
-        ),
+        check("exit.134.step.2"),
         _FIX_AND_RESUBMIT,
     ),
     135: (
-        check(
-            "Look for `Bus error` / `out of shared memory` in the log and check the size of /dev/shm.",
-            "在日志中查找 `Bus error` / `out of shared memory`，并检查 /dev/shm 的大小。",
-        ),
-        change(
-            "After confirming, a person enlarges /dev/shm (a memory-backed emptyDir) or lowers the DataLoader "
-            "workers, then resubmits.",
-            "确认后，由用户增大 /dev/shm（基于内存的 emptyDir）或减少 DataLoader worker，再重新提交。",
-        ),
+        check("exit.135.step.1"),
+        change("exit.135.step.2"),
     ),
     137: (_KILL_CHECKS, _MEMORY_CHANGE),
     139: (
         _EXPLAIN_LOG,
-        check(
-            "Compare the image's package versions (CUDA, driver, PyTorch, native extensions) with a working run.",
-            "将镜像中的包版本（CUDA、驱动、PyTorch、原生扩展）与可正常运行的版本进行比较。",
-        ),
-        change(
-            "After confirming, a person pins compatible package versions and resubmits.",
-            "确认后，由用户固定兼容的包版本并重新提交。",
-        ),
+        check("exit.139.step.2"),
+        change("exit.139.step.3"),
     ),
-    143: (
-        check(
-            "Check the pod's and workload's events for a stop, preemption, eviction or node shutdown.",
-            "在 Pod 与作业事件中查找停止、抢占、驱逐或节点关机。",
-        ),
-    ),
+    143: (check("exit.143.step.1"),),
     247: (_KILL_CHECKS, _MEMORY_CHANGE),
     255: (
         _EXPLAIN_LOG,
-        check(
-            "If the container status is Unknown, check the node's events (runtime restart).",
-            "如果容器状态为 Unknown，请查看节点事件（运行时重启）。",
-        ),
+        check("exit.255.step.2"),
     ),
 }
-SIGNAL_EXIT_STEPS: tuple[Step, ...] = (
-    check(
-        "Check the pod's and node's events for who sent the signal, and the log's last lines.",
-        "在 Pod 与节点事件中确认是谁发送了该信号，并查看日志的最后几行。",
-    ),
-)
+SIGNAL_EXIT_STEPS: tuple[Step, ...] = (check("step.signal_exit.1"),)
 CHILD_EXIT_STEPS: tuple[Step, ...] = (
-    check(
-        "Find the failing rank in the launcher's summary (`Root Cause (first observed failure)`) and read that "
-        "rank's log; for -9 check memory against the limit.",
-        "在启动器汇总（`Root Cause (first observed failure)`）中找到失败的 rank 并查看其日志；若为 -9，请对比内存与上限。",
-    ),
+    check("step.child_exit.1"),
     _MEMORY_CHANGE,
 )

@@ -20,6 +20,7 @@ from diagnosis.knowledge.catalogue import (
     ASCEND_INNER_STEPS,
     ASCEND_OPERATOR_CODES,
     ASCEND_OPERATOR_STEPS,
+    CATALOGUE,
     ENTRIES,
     FAMILY_LABELS,
     K8S_ADMISSION,
@@ -30,11 +31,13 @@ from diagnosis.knowledge.catalogue import (
     UNDOCUMENTED,
     Entry,
     Step,
-    t,
+    change,
+    check,
 )
 from diagnosis.knowledge.exitcodes import CHILD_EXIT_STEPS, EXIT_CODE_STEPS, SIGNAL_EXIT_STEPS, exit_code_info
+from diagnosis.render.i18n import Translator, check_language
 
-LANGUAGES = ("en", "zh")
+LANGUAGES: tuple[str, ...] = CATALOGUE.languages
 SCHEMA = "explain/v1"
 
 
@@ -78,11 +81,16 @@ def normalize_code(code: str) -> str:
 
 
 def _language(lang: str) -> str:
-    return lang if lang in LANGUAGES else "en"
+    """`lang` when the catalogue offers it, else UnsupportedLanguage (never another language)."""
+    return check_language(lang, LANGUAGES)
 
 
 def _pick(text: Mapping[str, str], lang: str) -> str:
     return text.get(lang) or text["en"]
+
+
+def _t(lang: str) -> Translator:
+    return Translator(CATALOGUE, lang)
 
 
 def _steps(steps: Sequence[Step], lang: str) -> list[ExplanationStep]:
@@ -126,7 +134,7 @@ def _exit_code(code: int, lang: str) -> Explanation | None:
         code=str(code),
         family="exit_code",
         title=_title(str(code), "exit_code", lang),
-        meaning=meaning[:1].upper() + meaning[1:] + ("。" if lang == "zh" else "."),
+        meaning=meaning[:1].upper() + meaning[1:] + _t(lang)("exit.sentence_end"),
         likely_cause=info.typical_cause(lang),
         what_to_do=_steps(steps, lang),
         source=info.source,
@@ -140,31 +148,23 @@ def _torch_npu(code: str, module: str, kind: str, lang: str) -> Explanation | No
     type_text = TORCH_NPU_TYPES.get(kind)
     if module_text is None and type_text is None:
         return None
-    undocumented = t("{part} {value} (not in the documented list)", "{part} {value}（不在文档列出的范围内）")
+    t = _t(lang)
     module_label = (
         _pick(module_text, lang)
         if module_text
-        else _pick(undocumented, lang).format(part="module" if lang == "en" else "模块", value=module)
+        else t("torch_npu.undocumented", part=t("torch_npu.part.module"), value=module)
     )
     type_label = (
         _pick(type_text, lang)
         if type_text
-        else _pick(undocumented, lang).format(part="type" if lang == "en" else "类型", value=kind)
-    )
-    meaning = t(
-        "torch_npu error: module {module}, type {kind}.",
-        "torch_npu 错误：模块 {module}，类型 {kind}。",
-    )
-    cause = t(
-        "The code only says which part of torch_npu failed and how; the text after it names the call.",
-        "错误码只说明 torch_npu 的哪个部分以何种方式出错；其后的文本会指出具体调用。",
+        else t("torch_npu.undocumented", part=t("torch_npu.part.type"), value=kind)
     )
     return Explanation(
         code=code,
         family="torch_npu",
         title=_title(code, "torch_npu", lang),
-        meaning=_pick(meaning, lang).format(module=module_label, kind=type_label),
-        likely_cause=_pick(cause, lang),
+        meaning=t("torch_npu.meaning", module=module_label, kind=type_label),
+        likely_cause=t("torch_npu.cause"),
         what_to_do=_steps(TORCH_NPU_STEPS, lang),
         source=TORCH_NPU,
         lang=lang,
@@ -173,32 +173,15 @@ def _torch_npu(code: str, module: str, kind: str, lang: str) -> Explanation | No
 
 
 def _ascend_family(code: str, lang: str) -> Explanation | None:
+    t = _t(lang)
     if code in ASCEND_OPERATOR_CODES:
-        meaning = t(
-            "Ascend public operator error: invalid input, attribute or dtype, or an unsupported operator.",
-            "昇腾公共算子错误：输入、属性或数据类型无效，或算子不受支持。",
-        )
-        cause = t(
-            "The model calls an operator with inputs this CANN version does not accept.",
-            "模型以当前 CANN 版本不接受的输入调用了某个算子。",
-        )
+        meaning, cause = t("ascend.operator.meaning"), t("ascend.operator.cause")
         steps = ASCEND_OPERATOR_STEPS
     elif match := _ASCEND_INNER.match(code):
-        meaning = t(
-            f"Ascend inner error of module {match.group(1)} (a `…9999` catch-all).",
-            f"昇腾模块 {match.group(1)} 的内部错误（`…9999` 兜底错误码）。",
-        )
-        cause = t("The code itself does not say; the plog does.", "错误码本身不说明原因，需查看 plog。")
+        meaning, cause = t("ascend.inner.meaning", module=match.group(1)), t("ascend.inner.cause")
         steps = ASCEND_INNER_STEPS
     elif _ASCEND_AI_CORE.match(code):
-        meaning = t(
-            "Ascend AI Core operator compile / TBE error (E5xxxx-EBxxxx, third-party source).",
-            "昇腾 AI Core 算子编译 / TBE 错误（E5xxxx-EBxxxx，第三方来源）。",
-        )
-        cause = t(
-            "An operator failed to compile or run for the given shapes or dtypes.",
-            "某个算子在给定形状或数据类型下编译或运行失败。",
-        )
+        meaning, cause = t("ascend.ai_core.meaning"), t("ascend.ai_core.cause")
         steps = ASCEND_OPERATOR_STEPS
     else:
         return None
@@ -206,47 +189,28 @@ def _ascend_family(code: str, lang: str) -> Explanation | None:
         code=code,
         family="ascend",
         title=_title(code, "ascend", lang),
-        meaning=_pick(meaning, lang),
-        likely_cause=_pick(cause, lang),
+        meaning=meaning,
+        likely_cause=cause,
         what_to_do=_steps(steps, lang),
         source=ASCEND,
         lang=lang,
     )
 
 
+# The steps for a kubelet `OutOf<resource>` admission refusal (decoded from the reason's name).
+_OUT_OF_STEPS = (check("out_of.step.1"), change("out_of.step.2"))
+
+
 def _out_of_resource(code: str, lang: str) -> Explanation:
     resource = code[len("OutOf") :]
-    meaning = t(
-        f"The kubelet refused the pod: the node did not have enough {resource} when the pod arrived.",
-        f"kubelet 拒绝了该 Pod：Pod 到达时节点上的 {resource} 不足。",
-    )
-    cause = t(
-        "The node's free capacity changed between scheduling and admission (or a device plugin reported "
-        "devices it could not provide).",
-        "节点的可用容量在调度与准入之间发生了变化（或设备插件上报了无法提供的设备）。",
-    )
-    steps = (
-        Step(
-            t(
-                "Read the pod's `status.message` (`Node didn't have enough resource: …`) and the node's capacity.",
-                "查看 Pod 的 `status.message`（`Node didn't have enough resource: …`）以及节点容量。",
-            )
-        ),
-        Step(
-            t(
-                "After confirming, a person resubmits the workload so that it is scheduled again.",
-                "确认后，由用户重新提交作业以重新调度。",
-            ),
-            changes_resources=True,
-        ),
-    )
+    t = _t(lang)
     return Explanation(
         code=code,
         family="kubernetes",
         title=_title(code, "kubernetes", lang),
-        meaning=_pick(meaning, lang),
-        likely_cause=_pick(cause, lang),
-        what_to_do=_steps(steps, lang),
+        meaning=t("out_of.meaning", resource=resource),
+        likely_cause=t("out_of.cause"),
+        what_to_do=_steps(_OUT_OF_STEPS, lang),
         source=K8S_ADMISSION,
         lang=lang,
     )
@@ -281,13 +245,8 @@ def unknown_message(code: str | int, *, lang: str = "en") -> str:
     language = _language(lang)
     text = normalize_code(str(code))
     note = UNDOCUMENTED.get(text.upper())
-    if language == "zh":
-        message = f"`{text}` 不在内置目录中，不对其含义做猜测。"
-    else:
-        message = f"`{text}` is not in the built-in catalogue; its meaning is not guessed."
-    if note:
-        message += (" " if language != "zh" else "") + _pick(note, language)
-    return message
+    t = _t(language)
+    return t("unknown.with_note", code=text, note=_pick(note, language)) if note else t("unknown", code=text)
 
 
 def catalogue_codes() -> list[str]:
@@ -295,32 +254,14 @@ def catalogue_codes() -> list[str]:
     return [entry.code for entry in ENTRIES]
 
 
-_LABELS: dict[str, dict[str, str]] = {
-    "en": {
-        "meaning": "Meaning",
-        "cause": "Likely cause",
-        "todo": "What to do",
-        "source": "Source",
-        "http": "HTTP status",
-        "signal": "Signal",
-        "change": "changes resources: a person runs this after confirming",
-    },
-    "zh": {
-        "meaning": "含义",
-        "cause": "可能原因",
-        "todo": "处理建议",
-        "source": "来源",
-        "http": "HTTP 状态码",
-        "signal": "信号",
-        "change": "涉及变更：需用户确认后手动执行",
-    },
-}
+# The fixed labels of an explanation: the `label.*` ids of the explain catalogue.
+_LABELS = CATALOGUE.section("label.")
 
 
 def render_explanation_markdown(explanation: Explanation) -> str:
     """Markdown for one explanation (fixed labels in the explanation's language)."""
-    labels = _LABELS.get(explanation.lang, _LABELS["en"])
-    colon = "：" if explanation.lang == "zh" else ": "
+    labels = _LABELS[check_language(explanation.lang, LANGUAGES)]
+    colon = labels["colon"]
     lines = [f"## {explanation.title}", ""]
     lines.append(f"**{labels['meaning']}**{colon}{explanation.meaning}")
     lines.append("")

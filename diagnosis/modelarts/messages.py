@@ -15,7 +15,7 @@ from datetime import timedelta
 from diagnosis.locale import LOCALE_DIR
 from diagnosis.render.i18n import Catalogue, Translator
 
-CATALOGUE = Catalogue("modelarts", LOCALE_DIR, languages=("zh", "en", "ja"))
+CATALOGUE = Catalogue("modelarts", LOCALE_DIR, languages=("zh", "en", "fr", "ja"))
 LANGUAGES: tuple[str, ...] = CATALOGUE.languages
 
 

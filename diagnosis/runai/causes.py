@@ -128,7 +128,10 @@ def _crash_root(context: Context, _reading: MemoryReading) -> str:
         return t("rc.crash_indirect", signature=_signature(context))
     meaning = exit_meaning(code, t.lang)
     return t(
-        "rc.crash_exit", container=_container(context), code=code, meaning=f" ({meaning})" if meaning else ""
+        "rc.crash_exit",
+        container=_container(context),
+        code=code,
+        meaning=t("word.exit_meaning", meaning=meaning) if meaning else "",
     )
 
 

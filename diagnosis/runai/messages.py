@@ -9,5 +9,5 @@ from __future__ import annotations
 from diagnosis.locale import LOCALE_DIR
 from diagnosis.render.i18n import Catalogue
 
-CATALOGUE = Catalogue("runai", LOCALE_DIR, languages=("en", "fr"))
+CATALOGUE = Catalogue("runai", LOCALE_DIR)
 LANGUAGES: tuple[str, ...] = CATALOGUE.languages

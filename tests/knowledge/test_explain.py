@@ -9,7 +9,8 @@ import pytest
 
 from cli.main import main
 from diagnosis.knowledge.catalogue import ENTRIES, TORCH_NPU_MODULES, TORCH_NPU_TYPES, Entry
-from diagnosis.knowledge.explain import Explanation, catalogue_codes, explain, unknown_message
+from diagnosis.knowledge.explain import LANGUAGES, Explanation, catalogue_codes, explain, unknown_message
+from diagnosis.render.i18n import UnsupportedLanguage
 from tests import upstream_facts as facts
 
 # Every code the task names must be in the catalogue (or decoded by structure).
@@ -106,7 +107,7 @@ def _hosts(family: str) -> tuple[str, ...]:
 @pytest.mark.parametrize("entry", ENTRIES, ids=[entry.code for entry in ENTRIES])
 def test_catalogue_rows_are_complete_and_cite_upstream_documentation(entry: Entry) -> None:
     for text in (entry.meaning, entry.cause, *(step.text for step in entry.steps)):
-        assert set(text) == {"en", "zh"}
+        assert set(text) == set(LANGUAGES)
         assert all(value.strip() for value in text.values())
     # The source is a page the reader can open, of the family's upstream documentation.
     links = re.findall(r"https://\S+", entry.source)
@@ -262,9 +263,15 @@ def test_integer_codes_and_markdown_for_the_bot() -> None:
     assert explain(3) is None
 
 
-def test_other_languages_fall_back_to_english() -> None:
-    explanation = explain("OOMKilled", lang="ja")
-    assert explanation is not None and explanation.lang == "en"
+def test_every_language_reads_its_own_text_and_an_unknown_one_is_refused() -> None:
+    japanese = explain("OOMKilled", lang="ja")
+    french = explain("OOMKilled", lang="fr")
+    assert japanese is not None and japanese.lang == "ja" and "メモリ上限" in japanese.meaning
+    assert french is not None and french.lang == "fr" and "limite de mémoire" in french.meaning
+    assert "**Signification** : " in french.to_markdown()
+    assert "**意味**：" in japanese.to_markdown()
+    with pytest.raises(UnsupportedLanguage):
+        explain("OOMKilled", lang="de")
 
 
 def test_catalogue_codes_are_unique() -> None:
