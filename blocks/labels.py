@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from diagnosis.render.i18n import Catalogue
+from diagnosis.render.i18n import Catalogue, check_language
 
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 
@@ -16,9 +16,14 @@ LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 LABELS = Catalogue("slack", LOCALE_DIR)
 
 
+def _template(key: str, lang: str) -> str:
+    """The label's template in `lang`; a language the bot does not speak is an error, never English."""
+    return LABELS[check_language(lang)].get(key) or LABELS["en"][key]
+
+
 def label(key: str, lang: str, /, **values: Any) -> str:
-    """The label in `lang`, English when that language lacks it."""
-    template = LABELS.get(lang, {}).get(key) or LABELS["en"][key]
+    """The label in `lang`."""
+    template = _template(key, lang)
     return template.format(**values) if values else template
 
 
@@ -32,7 +37,7 @@ def label_mrkdwn(key: str, lang: str, /, **values: Any) -> str:
     """The label as escaped mrkdwn: the template and every value escaped, `Mention`s rendered."""
     from blocks.escape import escape_mrkdwn
 
-    template = escape_mrkdwn(LABELS.get(lang, {}).get(key) or LABELS["en"][key])
+    template = escape_mrkdwn(_template(key, lang))
     rendered = {
         name: f"<@{value}>" if isinstance(value, Mention) else escape_mrkdwn(str(value))
         for name, value in values.items()

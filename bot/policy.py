@@ -41,6 +41,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from diagnosis.models import Diagnosis, Platform
+from diagnosis.render.i18n import Language
 
 ANY = "*"
 BOTH_PLATFORMS: tuple[Platform, ...] = ("runai", "modelarts")
@@ -114,7 +115,7 @@ class Policy(_Strict):
     teams: list[str] | None = None
     enterprises: list[str] = Field(default_factory=list)
     demo_only: bool = False
-    languages: dict[str, str] = Field(default_factory=dict)
+    languages: dict[str, Language] = Field(default_factory=dict)
     cluster_aliases: dict[str, str] = Field(default_factory=dict)
     rate_limit: RateLimit = Field(default_factory=RateLimit)
     rules: list[Rule] = Field(default_factory=list)

@@ -25,6 +25,7 @@ from diagnosis import engine
 from diagnosis.bundle import Bundle
 from diagnosis.models import Diagnosis
 from diagnosis.render.charts.memory import render_memory_chart
+from diagnosis.render.i18n import LANGUAGES
 
 # What a button's value would hold in Slack (a thread reference); never shown.
 PREVIEW_VALUE = "preview"
@@ -47,9 +48,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("bundle", help="an evidence-bundle/v1 JSON file")
     parser.add_argument("--out", required=True, metavar="DIR", help="directory for the files (created)")
-    parser.add_argument(
-        "--lang", choices=("en", "fr", "zh", "ja"), default=None, help="language of the report"
-    )
+    parser.add_argument("--lang", choices=LANGUAGES, default=None, help="language of the report")
     parser.add_argument("--width", type=int, default=1000, help="screenshot width in pixels (default 1000)")
     parser.set_defaults(handler=handle)
 

@@ -9,12 +9,13 @@ from cli.chart import add_chart_option, write_chart
 from cli.main import add_output_options, emit, exit_status, run_async
 from cli.support import print_note, read_bundle
 from diagnosis import engine
+from diagnosis.render.i18n import LANGUAGES
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("replay", help="diagnose offline from an evidence bundle")
     parser.add_argument("bundle", help="an evidence-bundle/v1 JSON file")
-    add_output_options(parser, langs=("en", "fr", "zh", "ja"))
+    add_output_options(parser, langs=LANGUAGES)
     add_chart_option(parser)
     parser.set_defaults(handler=handle)
 

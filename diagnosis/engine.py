@@ -24,6 +24,7 @@ from diagnosis.evidence.series import SeriesReading
 from diagnosis.evidence.source import Recorder, Source
 from diagnosis.masking import mask_diagnosis
 from diagnosis.models import DiagnoseRequest, Diagnosis, Exchange, Platform
+from diagnosis.render.i18n import check_language
 from diagnosis.scan import DiagnosedJob, ScanObserver, ScanResultBase, ScanScope
 
 DEFAULT_LANG: dict[str, str] = {"modelarts": "zh", "runai": "en"}
@@ -111,9 +112,9 @@ def backend(platform: str) -> PlatformBackend:
 
 
 def resolve_lang(platform: str, lang: str | None) -> str:
-    chosen = lang or DEFAULT_LANG[platform]
-    languages = backend(platform).languages
-    return chosen if chosen in languages else DEFAULT_LANG[platform]
+    """The language asked for, else the platform's default; a language the platform does not
+    offer raises UnsupportedLanguage (a report is never silently given in another language)."""
+    return check_language(lang or DEFAULT_LANG[platform], backend(platform).languages)
 
 
 async def diagnose_with(

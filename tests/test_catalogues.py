@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from diagnosis.masking import mask
 from diagnosis.render.i18n import LANGUAGES
 from tools import messages as tool
 
@@ -121,3 +122,23 @@ def test_a_catalogue_missing_an_id_is_reported_with_what_to_add(tmp_path: Path) 
             'msgid ""\nmsgstr "Content-Type: text/plain; charset=utf-8\\n"\n\n' + body
         )
     assert tool.missing_report(root) == ["pkg/locale/ja/LC_MESSAGES/demo.po: a.two  (en: 'Two')"]
+
+
+class _Value:
+    """A harmless value for any placeholder, whatever its format spec (`{seconds:g}`, `{n:02d}`)."""
+
+    def __format__(self, spec: str) -> str:
+        return "7" if spec else "x"
+
+
+@pytest.mark.parametrize("key", sorted(DOMAINS), ids=_domain_id)
+def test_every_message_survives_masking_unchanged(key: tuple[str, str]) -> None:
+    """Masking runs on every output: a fixed text it takes for a secret (`SECRET：…` in a
+    translation) would reach the user as `[MASKED:…]`."""
+    mangled: list[str] = []
+    for _lang, item in sorted(DOMAINS[key].items()):
+        for msgid, text in _ids(item).items():
+            filled = text.format(**{name: _Value() for name in tool.placeholders(text)})
+            if mask(filled) != filled:
+                mangled.append(f"{item.relative} {msgid}: {filled!r} is masked as {mask(filled)!r}")
+    assert not mangled, "\n".join(mangled) + "\nreword the text so that no secret-like assignment remains"

@@ -92,6 +92,20 @@ def compiled(catalog: Catalog) -> bytes:
     return buffer.getvalue()
 
 
+def in_order(catalog: Catalog, order: list[str]) -> Catalog:
+    """The catalogue with its messages in `order` (the base language's), others after them."""
+    position = {msgid: index for index, msgid in enumerate(order)}
+    entries = sorted(
+        (message for message in catalog if message.id),
+        key=lambda message: position.get(str(message.id), len(position)),
+    )
+    for message in entries:
+        del catalog[message.id]
+    for message in entries:
+        catalog[message.id] = message
+    return catalog
+
+
 def normalised(catalog: Catalog) -> bytes:
     for message in catalog:
         if not message.id or not isinstance(message.string, str):
@@ -106,9 +120,11 @@ def normalised(catalog: Catalog) -> bytes:
     return buffer.getvalue()
 
 
-def build(item: CatalogueFile, *, check: bool) -> list[str]:
-    """Problems found (check) or files rewritten (build)."""
+def build(item: CatalogueFile, *, check: bool, order: list[str] | None = None) -> list[str]:
+    """Problems found (check) or files rewritten (build); `order` lists the base language's ids."""
     catalog = read_catalog(item.po)
+    if order is not None and not check:
+        catalog = in_order(catalog, order)
     fuzzy = [message.id for message in catalog if message.id and message.fuzzy]
     if fuzzy:
         return [f"{item.relative}: fuzzy entries are not compiled, review them: {', '.join(map(str, fuzzy))}"]
@@ -195,7 +211,14 @@ def main(argv: list[str] | None = None) -> int:
         lines = missing_report()
         print("\n".join(lines) if lines else "every id exists in every language")
         return 1 if lines else 0
-    results = [line for item in catalogue_files() for line in build(item, check=args.command == "check")]
+    results: list[str] = []
+    for files in domains().values():
+        base = files.get(BASE_LANGUAGE)
+        order = [msgid for msgid, _text in messages(read_catalog(base.po))] if base else None
+        for lang, item in files.items():
+            results += build(
+                item, check=args.command == "check", order=None if lang == BASE_LANGUAGE else order
+            )
     if args.command == "check":
         if results:
             print(

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from diagnosis.knowledge.catalogue import Message, Step, change, check, t
 from diagnosis.models import Category
+from diagnosis.render.i18n import check_language
 
 LANGUAGES = ("en", "fr", "zh", "ja")
 
@@ -202,7 +203,7 @@ def exit_code_info(code: int) -> ExitCodeInfo:
 
 def describe_exit_code(code: int, lang: str = "en") -> str:
     """One short sentence, e.g. `Exit code 137 (SIGKILL): killed by SIGKILL (128+9).`"""
-    language = lang if lang in LANGUAGES else "en"
+    language = check_language(lang, LANGUAGES)
     info = exit_code_info(code)
     label = f"{_PREFIX[language]} {code}"
     if info.signal and info.signal not in info.meaning(language):

@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from diagnosis.modelarts.messages import CATALOGUE
+from diagnosis.modelarts.messages import CATALOGUE, LANGUAGES
 from diagnosis.models import Diagnosis, Evidence
+from diagnosis.render.i18n import check_language
 
 GET_CALLS = (
     "ShowTrainingJobDetails",
@@ -27,19 +28,13 @@ LIST_CALLS = ("ListTrainingJobs", "ListTrainingJobTasks")
 # The report's fixed labels: the `report.*` ids of the modelarts catalogue.
 LABELS = CATALOGUE.section("report.")
 
-# Rulings G13: the first line of the outcomes that do not use the template's table.
-FIRST_LINES = {
-    "needs_input": "Needs input: {what}",
-    "not_found": "Not found: {what}",
-    "out_of_scope": "Out of scope: {what}",
-    "observe": "Observe: {what}",
-    "unreachable": "Unreachable: {what}",
-    "auth_failed": "Authentication failed: {what}",
-}
+# The first line of the outcomes that do not use the template's table (`report.first.<outcome>`):
+# a fixed English token in every language, the same line whatever the report's language.
+FIRST_LINES = frozenset({"needs_input", "not_found", "out_of_scope", "observe", "unreachable", "auth_failed"})
 
 
 def render_markdown(diagnosis: Diagnosis, *, lang: str) -> str:
-    labels = LABELS.get(lang, LABELS["zh"])
+    labels = LABELS[check_language(lang, LANGUAGES)]
     if diagnosis.outcome in FIRST_LINES:
         return _render_short(diagnosis, labels)
     if diagnosis.confidence == "LOW" and diagnosis.outcome == "diagnosed":
@@ -200,7 +195,7 @@ def _short_subject(diagnosis: Diagnosis) -> str:
 
 
 def _render_short(diagnosis: Diagnosis, labels: Mapping[str, str]) -> str:
-    lines = [FIRST_LINES[diagnosis.outcome].format(what=_short_subject(diagnosis)), ""]
+    lines = [labels[f"first.{diagnosis.outcome}"].format(what=_short_subject(diagnosis)), ""]
     if diagnosis.target.job_id or diagnosis.target.name:
         lines += [labels["job_line"].format(job=_job_cell(diagnosis, labels)), ""]
     lines.append(diagnosis.root_cause)

@@ -19,11 +19,11 @@ from typing import Any, ClassVar
 import jmespath
 
 from diagnosis.masking import mask
-from diagnosis.modelarts.messages import CATALOGUE
+from diagnosis.modelarts.messages import CATALOGUE, LANGUAGES
 from diagnosis.modelarts.parse.job import Job
 from diagnosis.modelarts.workflow import Source, diagnose, list_jobs, listing_failure
 from diagnosis.models import DiagnoseRequest, Diagnosis, Platform
-from diagnosis.render.i18n import Translator
+from diagnosis.render.i18n import Translator, check_language
 from diagnosis.scan import DiagnosedJob, ScanProgress, ScanResultBase, ScanScope, diagnose_each
 from diagnosis.scan.recurring import ScanMember, cell
 
@@ -157,7 +157,7 @@ async def run_scan(
 
 
 def render_scan_markdown(result: ScanResult, *, lang: str) -> str:
-    labels = SCAN_LABELS.get(lang, SCAN_LABELS["zh"])
+    labels = SCAN_LABELS[check_language(lang, LANGUAGES)]
     region = result.region or "?"
     lines = [labels["title"].format(region=region), ""]
     if result.failure is not None:

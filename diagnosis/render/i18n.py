@@ -19,12 +19,13 @@ import functools
 import gettext
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from diagnosis.render.compose import compose
 
 # The languages every surface offers: reports, Slack, explanations, questions and next steps.
-LANGUAGES: tuple[str, ...] = ("en", "fr", "zh", "ja")
+Language = Literal["en", "fr", "zh", "ja"]
+LANGUAGES: tuple[str, ...] = get_args(Language)
 BASE_LANGUAGE = "en"
 
 

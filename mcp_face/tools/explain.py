@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult
@@ -16,13 +16,14 @@ from diagnosis.knowledge.explain import (
     unknown_message,
 )
 from diagnosis.masking import mask
+from diagnosis.render.i18n import Language
 from mcp_face.access import Caller
 from mcp_face.calls import Answer
 from mcp_face.messages import message
 from mcp_face.outputs import ExplanationReport, tool_result
 from mcp_face.tools.common import OFFLINE, Runtime
 
-ExplainLang = Literal["en", "zh"]
+ExplainLang = Language
 MAX_CODE_LENGTH = 200
 
 

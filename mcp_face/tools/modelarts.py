@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult
@@ -11,6 +11,7 @@ from pydantic import Field
 
 from diagnosis import engine
 from diagnosis.models import DiagnoseRequest, Diagnosis
+from diagnosis.render.i18n import Language
 from diagnosis.scan import ScanScope
 from mcp_face.access import Caller, Scope
 from mcp_face.calls import Answer
@@ -30,7 +31,7 @@ from mcp_face.tools.common import (
     source_scope,
 )
 
-ModelArtsLang = Literal["zh", "en", "ja"]
+ModelArtsLang = Language
 
 
 async def diagnose(request: DiagnoseRequest, caller: Caller, *, lang: str) -> Diagnosis:

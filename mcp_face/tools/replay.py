@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult
@@ -11,12 +11,13 @@ from pydantic import Field
 from diagnosis import engine
 from diagnosis.evidence.bundles import BundleError, parse_bundle
 from diagnosis.models import Diagnosis
+from diagnosis.render.i18n import Language
 from mcp_face.access import Caller
 from mcp_face.calls import Answer, ToolInputError
 from mcp_face.messages import message
 from mcp_face.tools.common import OFFLINE, Runtime, diagnosis_answer
 
-ReplayLang = Literal["en", "fr", "zh", "ja"]
+ReplayLang = Language
 
 
 def register(server: MCPServer, runtime: Runtime) -> None:

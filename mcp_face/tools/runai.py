@@ -10,6 +10,7 @@ from pydantic import Field
 
 from diagnosis import engine
 from diagnosis.models import DiagnoseRequest, Diagnosis
+from diagnosis.render.i18n import Language
 from diagnosis.scan import ScanScope
 from diagnosis.timeutil import parse_duration
 from mcp_face.access import Caller, Scope
@@ -29,7 +30,7 @@ from mcp_face.tools.common import (
     scanned,
 )
 
-RunaiLang = Literal["en", "fr"]
+RunaiLang = Language
 DEFAULT_LOOKBACK = "7d"
 
 

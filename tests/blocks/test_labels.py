@@ -10,6 +10,7 @@ from blocks.labels import LABELS, label, label_mrkdwn
 from blocks.progress import progress_message, scan_progress_message, step_label
 from blocks.report import report_message
 from diagnosis.models import Diagnosis
+from diagnosis.render.i18n import UnsupportedLanguage
 from tests.blocks.checks import assert_message_within_limits
 from tests.conftest import EXAMPLES, load_json
 
@@ -56,9 +57,12 @@ def test_french_typography_puts_a_no_break_space_before_colons_and_question_mark
     assert label("progress_step", "fr", step="x") == "Étape\u00a0: x"
 
 
-def test_unknown_language_falls_back_to_english() -> None:
-    assert label("confidence", "de") == "Confidence"
-    assert label_mrkdwn("cancelled", "de", user="U1") == "Cancelled by U1."
+def test_a_language_the_bot_does_not_speak_is_refused_not_replaced_by_english() -> None:
+    with pytest.raises(UnsupportedLanguage):
+        label("confidence", "de")
+    with pytest.raises(UnsupportedLanguage):
+        label_mrkdwn("cancelled", "de", user="U1")
+    assert label("confidence", "ja") == "確信度"
 
 
 @pytest.mark.parametrize(

@@ -151,3 +151,15 @@ def test_a_runai_scan_speaks_the_channel_language(
     assert "cluster Run:ai 3f1c-prod-a, projet ml-team" in summary
     assert "2 workload(s) en échec diagnostiqué(s)" in summary
     assert "même nœud `gpu-node-7` — 2 jobs\u00a0: train-1, train-2" in summary
+
+
+def test_a_channel_language_no_catalogue_offers_is_refused_when_the_policy_loads() -> None:
+    """A channel set to a language the bot does not speak would otherwise be answered in another."""
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="languages"):
+        Policy.model_validate({"rules": [{}], "languages": {"C0DEUTSCH": "de"}})
+    accepted = Policy.model_validate(
+        {"rules": [{}], "languages": {"C0A": "en", "C0B": "fr", "C0C": "zh", "C0D": "ja"}}
+    )
+    assert accepted.lang_for("C0C") == "zh"

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from diagnosis.knowledge.exitcodes import LANGUAGES, describe_exit_code, exit_code_info
+from diagnosis.render.i18n import UnsupportedLanguage
 from tests import upstream_facts as facts
 
 # (code, signal, words the English meaning must carry): the Bash manual's exit statuses, signal(7)
@@ -105,10 +106,12 @@ def test_describe_in_every_language() -> None:
 def test_every_documented_code_is_translated(code: int, lang: str) -> None:
     info = exit_code_info(code)
     meaning = info.meaning(lang)
-    assert meaning
+    cause = info.typical_cause(lang)
+    assert meaning and cause
     if lang != "en":
-        assert meaning != info.meaning_en
+        assert meaning != info.meaning_en and cause != info.typical_cause_en
 
 
-def test_unsupported_language_falls_back_to_english() -> None:
-    assert describe_exit_code(139, "de") == describe_exit_code(139, "en")
+def test_an_unsupported_language_is_refused_not_replaced_by_english() -> None:
+    with pytest.raises(UnsupportedLanguage):
+        describe_exit_code(139, "de")
