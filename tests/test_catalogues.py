@@ -7,12 +7,14 @@ one language sees the lines to write in the others.
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
 
 from diagnosis.masking import mask
 from diagnosis.render.i18n import LANGUAGES
+from tests.conftest import ROOT
 from tools import messages as tool
 
 DOMAINS = tool.domains()
@@ -142,3 +144,35 @@ def test_every_message_survives_masking_unchanged(key: tuple[str, str]) -> None:
             if mask(filled) != filled:
                 mangled.append(f"{item.relative} {msgid}: {filled!r} is masked as {mask(filled)!r}")
     assert not mangled, "\n".join(mangled) + "\nreword the text so that no secret-like assignment remains"
+
+
+PRODUCT_PACKAGES = ("diagnosis", "blocks", "bot", "cli", "simulator", "mcp_face", "playground")
+
+
+def _per_language_dicts(path: Path) -> list[int]:
+    """Line numbers of dict literals keyed by two or more languages (`{"en": …, "zh": …}`)."""
+    lines: list[int] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Dict):
+            keys = {
+                key.value for key in node.keys if isinstance(key, ast.Constant) and isinstance(key.value, str)
+            }
+            if len(keys & set(LANGUAGES)) >= 2:
+                lines.append(node.lineno)
+    return lines
+
+
+def test_no_text_is_kept_in_a_python_dict_per_language() -> None:
+    found = [
+        f"{path.relative_to(ROOT).as_posix()}:{line}"
+        for package in PRODUCT_PACKAGES
+        for path in sorted((ROOT / package).rglob("*.py"))
+        for line in _per_language_dicts(path)
+    ]
+    assert not found, (
+        "texts kept per language in Python dicts: "
+        + ", ".join(found)
+        + ". Move them to a gettext domain (<package>/locale/<lang>/LC_MESSAGES/<domain>.po, read with "
+        "diagnosis.render.i18n.Catalogue; `python -m tools.messages merge PACKAGE:DOMAIN FILE.py` "
+        "ports a dict catalogue into existing .po files); see docs/messages.md"
+    )
