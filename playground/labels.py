@@ -1,125 +1,18 @@
-"""The playground page's own words, per language (the bot's messages come in the channel's language)."""
+"""The playground page's own words, per language (the bot's messages come in the channel's language):
+the gettext domain `playground` (playground/locale/<lang>/LC_MESSAGES/playground.po)."""
 
 from __future__ import annotations
 
-LANGUAGES = ("en", "fr", "zh", "ja")
+from pathlib import Path
 
-LABELS: dict[str, dict[str, str]] = {
-    "en": {
-        "title": "diagnose playground",
-        "banner": "Local playground: the real bot on this machine, a stand-in Slack and simulated platforms. Nothing reaches Slack.",
-        "as_user": "You are",
-        "in_channel": "Channel",
-        "page_language": "Page language",
-        "composer_hint": "/diagnose … or @diagnose … (Enter sends)",
-        "thread_hint": "Reply in the thread (Enter sends)",
-        "send": "Send",
-        "thread": "Thread",
-        "close": "Close",
-        "replies": "{count} replies",
-        "reply_one": "1 reply",
-        "open_thread": "View thread",
-        "only_you": "Only visible to you",
-        "edited": "(edited)",
-        "app": "APP",
-        "file": "File",
-        "no_messages": "No messages yet. Try `/diagnose help`, or `/diagnose job resnet50-imagenet`.",
-        "slash_in_thread": "Slash commands cannot be used in threads (as in Slack): mention @diagnose here instead.",
-        "unknown_command": "{command} is not a command of this workspace: try /diagnose.",
-        "bot_refused": "The bot answered HTTP {status}: {body}",
-        "bot_unreachable": "The bot could not be reached: {error}",
-        "modal_submit": "Submit",
-        "modal_cancel": "Cancel",
-        "cli_hint": "The CLI against the same scenarios: diagnose try SCENARIO, or diagnose sim --env",
-        "connection_lost": "Connection to the playground lost; retrying…",
-    },
-    "fr": {
-        "title": "bac à sable diagnose",
-        "banner": "Bac à sable local : le vrai bot sur cette machine, un Slack de substitution et des plateformes simulées. Rien ne part vers Slack.",
-        "as_user": "Vous êtes",
-        "in_channel": "Canal",
-        "page_language": "Langue de la page",
-        "composer_hint": "/diagnose … ou @diagnose … (Entrée envoie)",
-        "thread_hint": "Répondre dans le fil (Entrée envoie)",
-        "send": "Envoyer",
-        "thread": "Fil",
-        "close": "Fermer",
-        "replies": "{count} réponses",
-        "reply_one": "1 réponse",
-        "open_thread": "Voir le fil",
-        "only_you": "Visible par vous seul",
-        "edited": "(modifié)",
-        "app": "APP",
-        "file": "Fichier",
-        "no_messages": "Aucun message pour l’instant. Essayez `/diagnose help` ou `/diagnose job resnet50-imagenet`.",
-        "slash_in_thread": "Les commandes slash ne s’utilisent pas dans un fil (comme dans Slack) : mentionnez @diagnose ici.",
-        "unknown_command": "{command} n’est pas une commande de cet espace de travail : essayez /diagnose.",
-        "bot_refused": "Le bot a répondu HTTP {status} : {body}",
-        "bot_unreachable": "Le bot est injoignable : {error}",
-        "modal_submit": "Valider",
-        "modal_cancel": "Annuler",
-        "cli_hint": "La CLI sur les mêmes scénarios : diagnose try SCÉNARIO, ou diagnose sim --env",
-        "connection_lost": "Connexion au bac à sable perdue ; nouvel essai…",
-    },
-    "zh": {
-        "title": "diagnose 试用场",
-        "banner": "本地试用场：本机上的真实机器人、替身 Slack 与模拟平台。不会连接真实的 Slack。",
-        "as_user": "当前用户",
-        "in_channel": "频道",
-        "page_language": "页面语言",
-        "composer_hint": "/diagnose … 或 @diagnose …（回车发送）",
-        "thread_hint": "在线程中回复（回车发送）",
-        "send": "发送",
-        "thread": "线程",
-        "close": "关闭",
-        "replies": "{count} 条回复",
-        "reply_one": "1 条回复",
-        "open_thread": "查看线程",
-        "only_you": "仅您可见",
-        "edited": "（已编辑）",
-        "app": "应用",
-        "file": "文件",
-        "no_messages": "还没有消息。试试 `/diagnose help` 或 `/diagnose job resnet50-imagenet`。",
-        "slash_in_thread": "线程中不能使用斜杠命令（与 Slack 相同）：请在此处 @diagnose。",
-        "unknown_command": "{command} 不是此工作区的命令：请试试 /diagnose。",
-        "bot_refused": "机器人返回 HTTP {status}：{body}",
-        "bot_unreachable": "无法连接机器人：{error}",
-        "modal_submit": "提交",
-        "modal_cancel": "取消",
-        "cli_hint": "用 CLI 运行相同场景：diagnose try 场景名，或 diagnose sim --env",
-        "connection_lost": "与试用场的连接已断开，正在重试…",
-    },
-    "ja": {
-        "title": "diagnose プレイグラウンド",
-        "banner": "ローカルのプレイグラウンド：このマシン上の本物のボット、代替の Slack、シミュレートされたプラットフォーム。Slack には接続しません。",
-        "as_user": "ユーザー",
-        "in_channel": "チャンネル",
-        "page_language": "ページの言語",
-        "composer_hint": "/diagnose … または @diagnose …（Enter で送信）",
-        "thread_hint": "スレッドに返信（Enter で送信）",
-        "send": "送信",
-        "thread": "スレッド",
-        "close": "閉じる",
-        "replies": "{count} 件の返信",
-        "reply_one": "1 件の返信",
-        "open_thread": "スレッドを表示",
-        "only_you": "あなただけに表示されています",
-        "edited": "（編集済み）",
-        "app": "アプリ",
-        "file": "ファイル",
-        "no_messages": "まだメッセージはありません。`/diagnose help` や `/diagnose job resnet50-imagenet` を試してください。",
-        "slash_in_thread": "スレッドではスラッシュコマンドを使えません（Slack と同じ）：ここでは @diagnose とメンションしてください。",
-        "unknown_command": "{command} はこのワークスペースのコマンドではありません：/diagnose を試してください。",
-        "bot_refused": "ボットが HTTP {status} を返しました：{body}",
-        "bot_unreachable": "ボットに接続できません：{error}",
-        "modal_submit": "送信",
-        "modal_cancel": "キャンセル",
-        "cli_hint": "同じシナリオを CLI で：diagnose try シナリオ名、または diagnose sim --env",
-        "connection_lost": "プレイグラウンドとの接続が切れました。再試行しています…",
-    },
-}
+from diagnosis.render.i18n import LANGUAGES, Catalogue, check_language
+
+LOCALE_DIR = Path(__file__).resolve().parent / "locale"
+LABELS = Catalogue("playground", LOCALE_DIR)
+
+__all__ = ["LABELS", "LANGUAGES", "labels_for"]
 
 
 def labels_for(lang: str) -> dict[str, str]:
     """Every label in `lang` (an unknown language is the caller's error: the page offers only these)."""
-    return dict(LABELS[lang])
+    return dict(LABELS[check_language(lang)])

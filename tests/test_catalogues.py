@@ -36,6 +36,7 @@ def test_the_catalogues_are_found() -> None:
         ("diagnosis", "modelarts"),
         ("diagnosis", "explain"),
         ("blocks", "slack"),
+        ("playground", "playground"),
     } <= set(DOMAINS)
     assert all(tool.BASE_LANGUAGE in files for files in DOMAINS.values()), "every domain has an en .po"
 
