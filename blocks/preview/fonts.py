@@ -11,14 +11,12 @@ from __future__ import annotations
 import shutil
 import subprocess
 
-LANGUAGE_NAMES = {"en": "English", "fr": "French", "zh": "Chinese", "ja": "Japanese"}
-# The Debian package that brings the fonts (the one tools/system_packages.py installs for CJK).
-FONT_PACKAGES = {
-    "zh": "fonts-noto-cjk",
-    "ja": "fonts-noto-cjk",
-    "en": "fonts-dejavu-core",
-    "fr": "fonts-dejavu-core",
-}
+# The languages' English names, for the note (which is English, as everything on stderr is).
+ENGLISH_NAMES = (("en", "English"), ("fr", "French"), ("zh", "Chinese"), ("ja", "Japanese"))
+# The Debian packages that bring the fonts (tools/system_packages.py installs the CJK one).
+CJK_LANGUAGES = frozenset({"zh", "ja"})
+CJK_FONT_PACKAGE = "fonts-noto-cjk"
+LATIN_FONT_PACKAGE = "fonts-dejavu-core"
 FC_LIST_SECONDS = 20
 
 
@@ -45,7 +43,7 @@ def fonts_cover(lang: str) -> bool | None:
 
 def missing_fonts_note(lang: str) -> str | None:
     """One line for stderr when the screenshot cannot show `lang`'s text (or it was not checked)."""
-    name = LANGUAGE_NAMES.get(lang, lang)
+    name = dict(ENGLISH_NAMES).get(lang, lang)
     covered = fonts_cover(lang)
     if covered is None:
         return (
@@ -56,5 +54,5 @@ def missing_fonts_note(lang: str) -> str | None:
         return None
     return (
         f"fonts: no installed font covers {name}: its text in report.png shows as empty boxes "
-        f"(Debian: apt-get install {FONT_PACKAGES.get(lang, 'fonts-noto')})"
+        f"(Debian: apt-get install {CJK_FONT_PACKAGE if lang in CJK_LANGUAGES else LATIN_FONT_PACKAGE})"
     )
