@@ -32,20 +32,27 @@ def add_scan_chart_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def write_chart(args: argparse.Namespace, diagnosis: Diagnosis, exchanges: Sequence[Exchange]) -> str | None:
-    """Write the memory chart to `--chart FILE`; a one-line note for stderr (None without `--chart`)."""
+def write_chart(
+    args: argparse.Namespace, diagnosis: Diagnosis, exchanges: Sequence[Exchange], *, lang: str
+) -> str | None:
+    """Write the memory chart (in the report's language) to `--chart FILE`; a one-line note for
+    stderr (None without `--chart`)."""
     path = getattr(args, "chart", None)
     if not path:
         return None
-    return _write(render_memory_chart(diagnosis, exchanges), Path(path), what="memory use vs limit")
+    chart = render_memory_chart(diagnosis, exchanges, lang=lang)
+    return _write(chart, Path(path), what="memory use vs limit")
 
 
-def write_scan_chart(args: argparse.Namespace, scan_result_json: Mapping[str, Any]) -> str | None:
-    """Write the scan summary chart to `--chart FILE`; a one-line note for stderr."""
+def write_scan_chart(
+    args: argparse.Namespace, scan_result_json: Mapping[str, Any], *, lang: str
+) -> str | None:
+    """Write the scan summary chart (in the report's language) to `--chart FILE`; a one-line note
+    for stderr."""
     path = getattr(args, "chart", None)
     if not path:
         return None
-    return _write(render_scan_chart(scan_result_json), Path(path), what="scan summary")
+    return _write(render_scan_chart(scan_result_json, lang=lang), Path(path), what="scan summary")
 
 
 def _write(result: ChartResult, path: Path, *, what: str) -> str:

@@ -77,7 +77,7 @@ def write_preview(
     """Write report.html, memory.png (when there is a series) and report.png into `out_dir`."""
     out_dir.mkdir(parents=True, exist_ok=True)
     notes: list[str] = []
-    chart = render_memory_chart(diagnosis, bundle.exchanges)
+    chart = render_memory_chart(diagnosis, bundle.exchanges, lang=lang)
     memory_png: Path | None = None
     thread_files: list[ThreadFile] = []
     if chart.png is not None:

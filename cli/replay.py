@@ -25,5 +25,5 @@ def handle(args: argparse.Namespace) -> int:
     lang = engine.resolve_lang(bundle.platform, args.lang)
     diagnosis = run_async(lambda: engine.replay(bundle, lang=lang))
     emit(diagnosis, args, lang=lang)
-    print_note(write_chart(args, diagnosis, bundle.exchanges))
+    print_note(write_chart(args, diagnosis, bundle.exchanges, lang=lang))
     return exit_status(diagnosis)

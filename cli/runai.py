@@ -194,7 +194,7 @@ def handle(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UsageError(f"cannot write --capture {args.capture}: {exc.strerror or exc}") from None
     emit(diagnosis, args, lang=lang)
-    print_note(write_chart(args, diagnosis, recorder.exchanges if recorder is not None else []))
+    print_note(write_chart(args, diagnosis, recorder.exchanges if recorder is not None else [], lang=lang))
     return exit_status(diagnosis)
 
 
@@ -305,5 +305,5 @@ def handle_scan(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UsageError(f"cannot write --capture {args.capture}: {exc.strerror or exc}") from None
     emit_scan(result, args, markdown=lambda: render_scan_markdown(result, lang=lang))
-    print_note(write_scan_chart(args, result.to_json_dict()))
+    print_note(write_scan_chart(args, result.to_json_dict(), lang=lang))
     return 0

@@ -8,6 +8,7 @@ one language sees the lines to write in the others.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -176,4 +177,39 @@ def test_no_text_is_kept_in_a_python_dict_per_language() -> None:
         + ". Move them to a gettext domain (<package>/locale/<lang>/LC_MESSAGES/<domain>.po, read with "
         "diagnosis.render.i18n.Catalogue; `python -m tools.messages merge PACKAGE:DOMAIN FILE.py` "
         "ports a dict catalogue into existing .po files); see docs/messages.md"
+    )
+
+
+# Where code names a message id literally, per domain: (package, domain) -> (folders, call pattern).
+NAMED_IDS: dict[tuple[str, str], tuple[tuple[str, ...], str]] = {
+    ("diagnosis", "runai"): (("diagnosis/runai",), r"""\bt\(\s*"([a-z_]+\.[A-Za-z0-9_.]+)\""""),
+    ("diagnosis", "modelarts"): (("diagnosis/modelarts",), r"""\bt\(\s*"([a-z_]+\.[A-Za-z0-9_.]+)\""""),
+    ("diagnosis", "charts"): (("diagnosis/render",), r"""\bt\(\s*"(chart\.[A-Za-z0-9_.]+)\""""),
+    ("diagnosis", "evidence"): (
+        ("diagnosis/evidence",),
+        r"""(?:failed\([^)]*?|failure_words\()\s*"(failure\.[a-z_]+)\"""",
+    ),
+    ("blocks", "slack"): (
+        ("blocks", "bot", "cli", "playground"),
+        r"""\b(?:label|label_mrkdwn|BackendUnavailable)\(\s*"([a-z_]+(?:\.[A-Za-z0-9_.]+)?)\"""",
+    ),
+}
+
+
+@pytest.mark.parametrize("key", sorted(NAMED_IDS), ids=_domain_id)
+def test_every_id_the_code_names_exists(key: tuple[str, str]) -> None:
+    folders, pattern = NAMED_IDS[key]
+    named: dict[str, str] = {}
+    for folder in folders:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for msgid in re.findall(pattern, path.read_text(encoding="utf-8")):
+                named.setdefault(msgid, path.relative_to(ROOT).as_posix())
+    assert named, f"no message id named in {', '.join(folders)}"
+    english = _ids(DOMAINS[key][tool.BASE_LANGUAGE])
+    missing = sorted(f"{msgid} ({where})" for msgid, where in named.items() if msgid not in english)
+    assert not missing, (
+        f"ids named in the code that {DOMAINS[key][tool.BASE_LANGUAGE].relative} lacks: "
+        + ", ".join(missing)
+        + ". Add them in every language, "
+        + HOW
     )

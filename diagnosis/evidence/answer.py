@@ -6,13 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from diagnosis.evidence.failures import (
     UNREACHABLE_KINDS,
     ErrorKind,
     FailureClass,
 )
+from diagnosis.evidence.messages import failure_words
 
 
 class Answer(BaseModel):
@@ -25,7 +26,23 @@ class Answer(BaseModel):
     text: str | None = None
     error: str | None = None
     error_kind: ErrorKind | None = None
+    # The reason's id in the `evidence` catalogue and its values: `error` is its English text,
+    # and a report names the reason in its own language (`describe_failure(lang=…)`).
+    error_id: str | None = None
+    error_values: dict[str, str] = Field(default_factory=dict)
     request_id: str | None = None
+
+    @classmethod
+    def failed(cls, op: str, args: dict[str, Any], kind: ErrorKind, msgid: str, **values: str) -> Answer:
+        """A call that got no answer, for the reason `msgid` of the `evidence` catalogue."""
+        return cls(
+            op=op,
+            args=args,
+            error=failure_words(msgid, **values),
+            error_kind=kind,
+            error_id=msgid,
+            error_values=values,
+        )
 
     @property
     def ok(self) -> bool:
@@ -70,7 +87,8 @@ class Answer(BaseModel):
         code = self.body.get("code")
         return str(code) if code is not None and not isinstance(code, dict | list) else None
 
-    def error_message(self) -> str | None:
+    def error_message(self, *, lang: str | None = None) -> str | None:
+        """The platform's own words about the failure, else this side's reason (in `lang`)."""
         if isinstance(self.body, dict):
             for key in ("error_msg", "errorMsg", "message", "error_description", "details"):
                 value = self.body.get(key)
@@ -78,18 +96,30 @@ class Answer(BaseModel):
                     return value
         if self.text:
             return self.text[:300]
-        return self.error
+        return self.error_words(lang=lang)
 
-    def describe_failure(self) -> str:
-        """`HTTP 500 ModelArts.0010: Internal error…`, `timeout`, `not recorded in the bundle`."""
+    def error_words(self, *, lang: str | None = None) -> str | None:
+        """This side's reason for the failure: `error`, or its text in `lang` when one is given."""
+        if lang is None or self.error_id is None:
+            return self.error
+        return failure_words(self.error_id, lang, **self.error_values)
+
+    def describe_failure(self, *, lang: str | None = None) -> str:
+        """`HTTP 500 ModelArts.0010: Internal error…`, `timeout`, `not recorded in the bundle`.
+
+        The platform's own words stay as they are; with `lang`, this side's reasons (a timeout, a
+        name not resolved, a call not recorded) are in that language."""
         if self.status is None:
-            return self.error or "no answer"
+            words = self.error_words(lang=lang)
+            if words:
+                return words
+            return failure_words("failure.no_answer", lang) if lang else "no answer"
         parts = [f"HTTP {self.status}"]
         code = self.error_code()
         if code and code != str(self.status):
             parts.append(code)
         # The platform's words, quoted into prose: on one line, so that they cannot open a code
         # block, a list or a heading of their own in a report.
-        message = " ".join((self.error_message() or "").split())
+        message = " ".join((self.error_message(lang=lang) or "").split())
         text = " ".join(parts)
         return f"{text}: {message}" if message else text

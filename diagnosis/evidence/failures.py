@@ -38,14 +38,6 @@ UNREACHABLE_KINDS: frozenset[ErrorKind] = frozenset({"deadline", "timeout", "con
 FailureClass = Literal["unreachable", "auth_failed", "permission_denied", "not_found", "failed"]
 
 
-KIND_WORDS: dict[ErrorKind, str] = {
-    "connection": "connection failed",
-    "dns": "host name not resolved",
-    "tls": "TLS handshake or certificate check failed",
-    "unreadable": "answer unreadable",
-}
-
-
 def transport_error_kind(exc: BaseException) -> ErrorKind:
     """`dns`, `tls` or `connection` for a transport error, from the errors that caused it."""
     seen: BaseException | None = exc

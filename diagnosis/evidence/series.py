@@ -23,6 +23,11 @@ class MemorySample:
     used_bytes: int
 
 
+# The name of a series the platform does not name itself (a Run:ai measurement is named by its
+# labels, `memory used (pod=…)`); the charts say it in the report's language.
+MEMORY_USED = "memory used"
+
+
 @dataclass(frozen=True)
 class MemoryTrace:
     """One recorded series (a Run:ai measurement, a ModelArts metric), oldest sample first."""

@@ -15,12 +15,13 @@ import httpx
 
 from diagnosis.evidence.answer import Answer
 from diagnosis.evidence.failures import (
-    KIND_WORDS,
     transport_error_kind,
 )
 from diagnosis.evidence.http.deadline import DEADLINE_EXTENSION, configured_deadline_seconds
 from diagnosis.evidence.http.readonly import MutatingRequestRefused
+from diagnosis.evidence.http.size_cap import AnswerTooLarge
 from diagnosis.evidence.matching import identifying, wire_string
+from diagnosis.evidence.messages import failure_words
 from diagnosis.evidence.routes import RouteTable
 from diagnosis.masking import mask, mask_obj
 from diagnosis.models import Exchange
@@ -163,12 +164,7 @@ class HttpSource:
         headers = {"Content-Type": "application/json"} if body is not None else {}
         remaining = None if self._deadline_at is None else self._deadline_at - time.monotonic()
         if remaining is not None and remaining <= 0:
-            return Answer(
-                op=op,
-                args=args,
-                error="not attempted: the diagnosis deadline was reached",
-                error_kind="deadline",
-            )
+            return Answer.failed(op, args, "deadline", "failure.deadline_before")
         try:
             extensions = {DEADLINE_EXTENSION: self._deadline_at} if self._deadline_at is not None else None
             request = self.client.request(
@@ -179,27 +175,25 @@ class HttpSource:
             else:
                 async with asyncio.timeout(remaining):
                     response = await request
-        except MutatingRequestRefused as exc:
-            return Answer(op=op, args=args, error=f"refused: {exc}", error_kind="refused")
+        except MutatingRequestRefused:
+            request_line = f"{method.upper()} {httpx.URL(url).path}"
+            return Answer.failed(op, args, "refused", "failure.refused", request=request_line)
         except NotRecorded:
-            return Answer(op=op, args=args, error="not recorded in the bundle", error_kind="not_recorded")
+            return Answer.failed(op, args, "not_recorded", "failure.not_recorded")
         except (httpx.TimeoutException, TimeoutError):
             if self._deadline_at is not None and time.monotonic() >= self._deadline_at - 0.05:
-                return Answer(
-                    op=op, args=args, error="the diagnosis deadline was reached", error_kind="deadline"
-                )
-            return Answer(op=op, args=args, error="timeout", error_kind="timeout")
+                return Answer.failed(op, args, "deadline", "failure.deadline")
+            return Answer.failed(op, args, "timeout", "failure.timeout")
         except httpx.TransportError as exc:
             kind = transport_error_kind(exc)
             if kind == "unreadable":
-                return Answer(op=op, args=args, error=f"answer unreadable: {exc}", error_kind=kind)
-            return Answer(
-                op=op, args=args, error=f"{KIND_WORDS[kind]} ({type(exc).__name__})", error_kind=kind
-            )
+                size = exc.shown if isinstance(exc, AnswerTooLarge) else type(exc).__name__
+                return Answer.failed(op, args, kind, "failure.too_large", size=size)
+            return Answer.failed(op, args, kind, f"failure.{kind}", error=type(exc).__name__)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a client-side failure must become a limitation, never a traceback
-            return Answer(op=op, args=args, error=f"client error ({type(exc).__name__})", error_kind="client")
+            return Answer.failed(op, args, "client", "failure.client", error=type(exc).__name__)
         return _masked(_to_answer(op, args, response, text_answer=text_answer))
 
 
@@ -214,8 +208,9 @@ def _masked(answer: Answer) -> Answer:
         except RecursionError:
             # Nested deeper than any platform answer: unreadable, and never passed on unmasked.
             answer.body = None
-            answer.error = "answer nested too deeply to read"
+            answer.error = failure_words("failure.nested")
             answer.error_kind = "unreadable"
+            answer.error_id = "failure.nested"
     return answer
 
 

@@ -22,8 +22,8 @@ from diagnosis.evidence.http.transport import environment_proxy, real_transport
 from diagnosis.evidence.makers import replay_client
 from diagnosis.evidence.source import CallLog, HttpSource, Recorder
 from diagnosis.runai.auth import RunaiTokenAuth, TokenFailureTransport
-from diagnosis.runai.contexts import Unmapped, tier2_context
-from diagnosis.runai.k8s import KubeAccess, KubeUnavailable, load_kube_access
+from diagnosis.runai.contexts import Tier2Unavailable, Unmapped, tier2_context
+from diagnosis.runai.k8s import KubeAccess, KubeUnavailable, Tier2Reason, load_kube_access
 from diagnosis.runai.routes import ROUTES, TOKEN_PATH, is_k8s_op
 from diagnosis.runai.settings import ConfigError, RunaiSettings, load_settings
 from diagnosis.runai.source import RunaiSource
@@ -65,7 +65,7 @@ class SourceMaker:
     control_base_url: str
     kube_client: httpx.AsyncClient | None = None
     kube_base_url: str | None = None
-    tier2_unavailable_reason: str | Unmapped | None = None
+    tier2_unavailable_reason: Tier2Unavailable | None = None
     recorder: Recorder | None = None
     observer: Callable[[str], None] | None = None
     deadline_seconds: float | None = None
@@ -124,7 +124,7 @@ async def live_sources(
         base_url=url, client_id=client_id, client_secret=client_secret, grant=settings.runai_token_grant
     )
     access: KubeAccess | None = None
-    unavailable: str | Unmapped | None = None
+    unavailable: Tier2Unavailable | None = None
     context = tier2_context(settings, cluster_id)
     if isinstance(context, Unmapped):
         unavailable = context
@@ -132,7 +132,7 @@ async def live_sources(
         try:
             access = load_kube_access(settings.kubeconfig, context=context)
         except KubeUnavailable as exc:
-            unavailable = str(exc)
+            unavailable = exc.reason
     async with AsyncExitStack() as stack:
         runai_client = await stack.enter_async_context(
             httpx.AsyncClient(
@@ -184,5 +184,5 @@ async def replay_sources(bundle: Bundle) -> AsyncIterator[SourceMaker]:
             control_base_url=REPLAY_BASE_URL,
             kube_client=client if has_k8s else None,
             kube_base_url=REPLAY_BASE_URL if has_k8s else None,
-            tier2_unavailable_reason=None if has_k8s else "the bundle holds no Kubernetes answers",
+            tier2_unavailable_reason=None if has_k8s else Tier2Reason("word.tier2_no_bundle_answers"),
         )

@@ -18,7 +18,9 @@ from pathlib import Path
 
 import yaml
 
-from diagnosis.runai.k8s import KubeContexts, list_contexts
+from diagnosis.render.i18n import BASE_LANGUAGE, Translator
+from diagnosis.runai.k8s import KubeContexts, Tier2Reason, list_contexts
+from diagnosis.runai.messages import CATALOGUE
 from diagnosis.runai.settings import ConfigError, RunaiSettings
 
 ANY_CLUSTER = "*"
@@ -32,13 +34,17 @@ class Unmapped:
     cluster_id: str
     kube_clusters: int = 0
 
-    def __str__(self) -> str:
+    def words(self, t: Translator) -> str:
         if self.kube_clusters:
-            return (
-                f"the kubeconfig reaches {self.kube_clusters} clusters and RUNAI_KUBE_CONTEXTS does not "
-                f"say which one is Run:ai cluster {self.cluster_id}"
-            )
-        return f"no kubeconfig context is mapped to Run:ai cluster {self.cluster_id} (RUNAI_KUBE_CONTEXTS)"
+            return t("word.tier2_ambiguous", cluster=self.cluster_id, count=self.kube_clusters)
+        return t("word.tier2_unmapped", cluster=self.cluster_id)
+
+    def __str__(self) -> str:
+        return self.words(Translator(CATALOGUE, BASE_LANGUAGE))
+
+
+# Why Tier 2 is not used for a workload, said in the report's language (`words(t)`).
+Tier2Unavailable = Tier2Reason | Unmapped
 
 
 def parse_mapping(text: str, *, origin: str) -> dict[str, str]:

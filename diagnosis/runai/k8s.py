@@ -20,13 +20,16 @@ from __future__ import annotations
 import os
 import ssl
 from collections.abc import Callable, Generator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 from kubernetes import client as k8s_client
 from kubernetes import config as k8s_config
 from kubernetes.client import rest as k8s_rest
+
+from diagnosis.render.i18n import BASE_LANGUAGE, Translator
+from diagnosis.runai.messages import CATALOGUE
 
 IN_CLUSTER = "in-cluster"
 
@@ -43,8 +46,33 @@ class KubeAccess:
     context: str | None = None
 
 
+@dataclass(frozen=True)
+class Tier2Reason:
+    """Why Tier 2 is not used: a message id of the `runai` catalogue and its values (a value may be
+    a reason of its own, such as where the configuration came from), said in the report's language."""
+
+    msgid: str
+    values: Mapping[str, str | Tier2Reason] = field(default_factory=dict)
+
+    def words(self, t: Translator) -> str:
+        return t(
+            self.msgid,
+            **{
+                key: value.words(t) if isinstance(value, Tier2Reason) else value
+                for key, value in self.values.items()
+            },
+        )
+
+    def __str__(self) -> str:
+        return self.words(Translator(CATALOGUE, BASE_LANGUAGE))
+
+
 class KubeUnavailable(Exception):
     """Tier 2 cannot be used: no kubeconfig/in-cluster credentials, or they do not load."""
+
+    def __init__(self, msgid: str, **values: str | Tier2Reason) -> None:
+        self.reason = Tier2Reason(msgid, values)
+        super().__init__(str(self.reason))
 
 
 @dataclass(frozen=True)
@@ -121,7 +149,9 @@ def list_contexts(kubeconfig: str | None) -> KubeContexts | None:
     )
 
 
-def _load_configuration(kubeconfig: str | None, context: str | None) -> tuple[k8s_client.Configuration, str]:
+def _load_configuration(
+    kubeconfig: str | None, context: str | None
+) -> tuple[k8s_client.Configuration, Tier2Reason]:
     configuration = k8s_client.Configuration()
     in_cluster = bool(os.environ.get("KUBERNETES_SERVICE_HOST"))
     if context != IN_CLUSTER and (kubeconfig or context or not in_cluster):
@@ -130,16 +160,20 @@ def _load_configuration(kubeconfig: str | None, context: str | None) -> tuple[k8
             k8s_config.load_kube_config(
                 config_file=paths, context=context, client_configuration=configuration, persist_config=False
             )
-            where = f"context {context} of " if context else ""
-            return configuration, f"{where}kubeconfig {kubeconfig or '~/.kube/config'}"
+            path = kubeconfig or "~/.kube/config"
+            if context:
+                return configuration, Tier2Reason("word.origin_context", {"context": context, "path": path})
+            return configuration, Tier2Reason("word.origin_kubeconfig", {"path": path})
         except (k8s_config.ConfigException, OSError, ValueError, TypeError, KeyError) as exc:
             if not in_cluster or context is not None:
-                raise KubeUnavailable(f"no usable kubeconfig ({type(exc).__name__}: {exc})") from None
+                raise KubeUnavailable(
+                    "word.tier2_no_kubeconfig", error=f"{type(exc).__name__}: {exc}"
+                ) from None
     try:
         k8s_config.load_incluster_config(client_configuration=configuration)
     except (k8s_config.ConfigException, OSError) as exc:
-        raise KubeUnavailable(f"in-cluster credentials did not load ({exc})") from None
-    return configuration, "in-cluster service account"
+        raise KubeUnavailable("word.tier2_in_cluster", error=str(exc)) from None
+    return configuration, Tier2Reason("word.origin_in_cluster")
 
 
 def ssl_context(configuration: k8s_client.Configuration) -> ssl.SSLContext:
@@ -179,7 +213,7 @@ def proxy_for(configuration: k8s_client.Configuration) -> httpx.Proxy | None:
         try:
             import socksio  # noqa: F401  (httpx's SOCKS support)
         except ImportError:
-            raise KubeUnavailable(f"the SOCKS proxy {proxy_url} needs the socksio package") from None
+            raise KubeUnavailable("word.tier2_socks", proxy=str(proxy_url)) from None
     headers = dict(configuration.proxy_headers or {})
     return httpx.Proxy(str(proxy_url), headers=headers or None)
 
@@ -190,7 +224,7 @@ def load_kube_access(kubeconfig: str | None = None, *, context: str | None = Non
     configuration, origin = _load_configuration(kubeconfig, context)
     host = str(configuration.host or "").rstrip("/")
     if not host.startswith(("http://", "https://")):
-        raise KubeUnavailable(f"the {origin} names no API server URL")
+        raise KubeUnavailable("word.tier2_no_server", origin=origin)
     auth: httpx.Auth | None = None
     if _auth_headers(configuration) or configuration.refresh_api_key_hook:
         auth = _HeaderAuth(lambda: _auth_headers(configuration))
@@ -199,12 +233,12 @@ def load_kube_access(kubeconfig: str | None = None, *, context: str | None = Non
     try:
         verify: ssl.SSLContext | bool = ssl_context(configuration) if host.startswith("https://") else True
     except (OSError, ssl.SSLError) as exc:
-        raise KubeUnavailable(f"the {origin} certificates do not load ({exc})") from None
+        raise KubeUnavailable("word.tier2_certificates", origin=origin, error=str(exc)) from None
     return KubeAccess(
         host=host,
         verify=verify,
         auth=auth,
-        origin=origin,
+        origin=str(origin),
         proxy=proxy_for(configuration),
         context=context,
     )

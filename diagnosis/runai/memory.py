@@ -127,7 +127,7 @@ def read_metrics(
     if answer is None:
         return
     if not answer.ok:
-        notes.append(t("lim.call_failed", call=METRICS, failure=answer.describe_failure()))
+        notes.append(t("lim.call_failed", call=METRICS, failure=answer.describe_failure(lang=t.lang)))
         return
     metrics, problem = parse.view(parse.Metrics, answer.body)
     if metrics is None:

@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 
 from diagnosis.evidence.series import (
+    MEMORY_USED,
     NO_METRICS_RECORDED,
     NO_SAMPLES,
     MemorySample,
@@ -80,8 +81,8 @@ def _traces(exchanges: Sequence[Exchange]) -> tuple[MemoryTrace, ...]:
 def _trace_name(labels: dict[str, str]) -> str:
     """`memory used`, or the measurement's labels (`pod=…`) when a workload answers several series."""
     if labels:
-        return "memory used (" + ", ".join(f"{k}={v}" for k, v in sorted(labels.items())) + ")"
-    return "memory used"
+        return f"{MEMORY_USED} (" + ", ".join(f"{k}={v}" for k, v in sorted(labels.items())) + ")"
+    return MEMORY_USED
 
 
 def _kill_times(exchanges: Sequence[Exchange], series: MemorySeries) -> tuple[datetime, ...]:

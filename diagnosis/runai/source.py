@@ -10,7 +10,8 @@ from typing import Any
 
 from diagnosis.evidence.answer import Answer
 from diagnosis.evidence.source import HttpSource
-from diagnosis.runai.contexts import Unmapped
+from diagnosis.runai.contexts import Tier2Unavailable
+from diagnosis.runai.k8s import Tier2Reason
 from diagnosis.runai.routes import is_k8s_op
 
 
@@ -22,7 +23,7 @@ class RunaiSource:
         *,
         control_plane: HttpSource,
         kubernetes: HttpSource | None,
-        tier2_unavailable_reason: str | Unmapped | None = None,
+        tier2_unavailable_reason: Tier2Unavailable | None = None,
     ) -> None:
         if kubernetes is not None and kubernetes.log is not control_plane.log:
             raise ValueError("the Run:ai and Kubernetes sources must share one CallLog")
@@ -55,7 +56,7 @@ class RunaiSource:
     async def fetch(self, op: str, /, *, variant: str | None = None, **args: Any) -> Answer:
         if is_k8s_op(op):
             if self.kubernetes is None:
-                reason = self.tier2_unavailable_reason or "no Kubernetes credentials"
+                reason = self.tier2_unavailable_reason or Tier2Reason("word.no_k8s_credentials")
                 return Answer(op=op, args=args, error=f"Tier 2 unavailable: {reason}")
             return await self.kubernetes.fetch(op, variant=variant, **args)
         return await self.control_plane.fetch(op, variant=variant, **args)

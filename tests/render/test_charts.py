@@ -16,7 +16,8 @@ from cli.main import main
 from diagnosis import engine
 from diagnosis.evidence.bundles import load_bundle
 from diagnosis.models import Diagnosis, Exchange, Measurements, Target
-from diagnosis.render.charts.figure import GIB, png_size
+from diagnosis.render.charts.figure import CATALOGUE as CHART_WORDS
+from diagnosis.render.charts.figure import GIB, png_size, rc_context
 from diagnosis.render.charts.memory import render_memory_chart
 from diagnosis.render.charts.scan import render_scan_chart
 from diagnosis.runai.series import memory_series
@@ -344,9 +345,12 @@ def test_write_chart_reports_an_unwritable_file(tmp_path: Path) -> None:
     import argparse
 
     args = argparse.Namespace(chart=str(tmp_path / "missing-dir" / "memory.png"))
-    note = write_chart(args, oom_diagnosis(), hand_built_exchanges())
+    note = write_chart(args, oom_diagnosis(), hand_built_exchanges(), lang="en")
     assert note is not None and note.startswith(f"chart: cannot write {args.chart}")
-    assert write_chart(argparse.Namespace(chart=None), oom_diagnosis(), hand_built_exchanges()) is None
+    assert (
+        write_chart(argparse.Namespace(chart=None), oom_diagnosis(), hand_built_exchanges(), lang="en")
+        is None
+    )
 
 
 # ---- scan summary -------------------------------------------------------------------------------
@@ -420,10 +424,10 @@ def test_empty_scan_gives_no_chart(tmp_path: Path) -> None:
     result = render_scan_chart(empty)
     assert result.png is None and result.reason == "the scan found no jobs"
     target = tmp_path / "scan.png"
-    note = write_scan_chart(argparse.Namespace(chart=str(target)), empty)
+    note = write_scan_chart(argparse.Namespace(chart=str(target)), empty, lang="en")
     assert note == "chart: the scan found no jobs, no chart written"
     assert not target.exists()
-    assert write_scan_chart(argparse.Namespace(chart=str(target)), scan_result()) == (
+    assert write_scan_chart(argparse.Namespace(chart=str(target)), scan_result(), lang="en") == (
         f"chart: scan summary written to {target}"
     )
     assert png_size(target.read_bytes()) == (1200, 700)
@@ -447,3 +451,66 @@ def test_charts_drawn_from_several_threads_at_once_are_each_right() -> None:
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         assert list(pool.map(draw, peaks)) == peaks
+
+
+# --- the charts speak the report's language ----------------------------------------------------
+
+
+def _glyphs_missing(texts: list[str]) -> list[str]:
+    """Characters no font of the chart's font list can draw (they would show as boxes)."""
+    import matplotlib
+    from matplotlib import font_manager, ft2font
+
+    with rc_context(matplotlib):
+        paths = [
+            font_manager.findfont(font_manager.FontProperties(family=family), fallback_to_default=False)
+            for family in matplotlib.rcParams["font.family"]
+        ]
+    fonts = [ft2font.FT2Font(path) for path in dict.fromkeys(paths)]
+    return sorted(
+        {
+            char
+            for text in texts
+            for char in text
+            if not char.isspace() and not any(f.get_char_index(ord(char)) for f in fonts)
+        }
+    )
+
+
+@pytest.mark.parametrize("lang", ["fr", "zh", "ja"])
+def test_the_memory_chart_is_labelled_in_the_report_language(lang: str) -> None:
+    data = render_memory_chart(oom_diagnosis(), hand_built_exchanges(), lang=lang).figure_data
+    english = render_memory_chart(oom_diagnosis(), hand_built_exchanges()).figure_data
+    assert data is not None and english is not None
+    words = CHART_WORDS[lang]
+    assert data.title == words["chart.memory_title"].format(job="resnet-train")
+    assert (data.x_label, data.y_label) == (words["chart.time_axis"], words["chart.memory_axis"])
+    assert data.legend == [
+        words["chart.memory_used"],
+        words["chart.limit"].format(gib="8.00"),
+        words["chart.request"].format(gib="6.00"),
+        words["chart.oom_kill"],
+    ]
+    assert english.legend == ["memory used", "limit 8.00 GiB", "request 6.00 GiB", "OOM kill"]
+    # The same numbers are drawn whatever the language.
+    assert (data.levels, data.markers) == (english.levels, english.markers)
+    assert data.plotted_max_bytes() == english.plotted_max_bytes() == PEAK
+    assert _glyphs_missing([data.title, data.x_label, data.y_label, *data.legend]) == []
+
+
+@pytest.mark.parametrize("lang", ["fr", "zh", "ja"])
+def test_the_scan_chart_is_labelled_in_the_report_language(lang: str) -> None:
+    data = render_scan_chart(scan_result(), lang=lang).figure_data
+    assert data is not None
+    words = CHART_WORDS[lang]
+    assert data.title == words["chart.scan_title"].format(
+        where="ModelArts cn-north-4", total=words["chart.scanned"].format(count=9)
+    )
+    assert data.y_label == words["chart.jobs_axis"]
+    # Categories and causes are the scan's own words; what the columns and kinds say is translated.
+    assert data.bars == {"CRASH_APP_ERROR": 3.0, "OOM_KILLED": 2.0, "permission_denied": 1.0}
+    head, *rows = data.table
+    assert head == [words[f"chart.column.{column}"] for column in ("same", "cause", "jobs", "which")]
+    assert [row[0] for row in rows] == [words["chart.kind.signature"]] * 2
+    assert rows[0][1] == "ModuleNotFoundError: No module named 'timm'"
+    assert _glyphs_missing([data.title, data.y_label, *head, *(row[0] for row in rows)]) == []

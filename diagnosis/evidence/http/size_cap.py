@@ -10,14 +10,14 @@ import httpx
 class AnswerTooLarge(httpx.TransportError):
     """An answer body larger than any platform answer this tool reads (a hostile or broken server)."""
 
+    def __init__(self, limit: int, *, request: httpx.Request) -> None:
+        # The cap in words (`32 MB`), for the report's reason in any language.
+        self.shown = f"{limit / (1024 * 1024):g} MB" if limit >= 1024 * 1024 else f"{limit} bytes"
+        super().__init__(f"answer larger than {self.shown}", request=request)
+
 
 # The largest answer body read (the biggest real answers are log previews of a few MB).
 MAX_ANSWER_BYTES = 32 * 1024 * 1024
-
-
-def _too_large(limit: int) -> str:
-    shown = f"{limit / (1024 * 1024):g} MB" if limit >= 1024 * 1024 else f"{limit} bytes"
-    return f"answer larger than {shown}"
 
 
 class _CappedStream(httpx.AsyncByteStream):
@@ -33,7 +33,7 @@ class _CappedStream(httpx.AsyncByteStream):
         async for chunk in self._inner:
             size += len(chunk)
             if size > self._limit:
-                raise AnswerTooLarge(_too_large(self._limit), request=self._request)
+                raise AnswerTooLarge(self._limit, request=self._request)
             yield chunk
 
     async def aclose(self) -> None:
@@ -49,7 +49,7 @@ async def read_capped(response: httpx.Response, *, limit: int, request: httpx.Re
     else:
         if size > limit:
             await response.aclose()
-            raise AnswerTooLarge(_too_large(limit), request=request)
+            raise AnswerTooLarge(limit, request=request)
         return
     try:
         await response.aread()

@@ -51,7 +51,7 @@ async def list_jobs(source: Source, *, name: str | None = None, t: Translator | 
                     answer if not answer.ok else answer.model_copy(update={"error": "no items list"})
                 )
             elif not answer.ok:
-                failure = answer.describe_failure()
+                failure = answer.describe_failure(lang=translate.lang)
                 listing.limitations.append(
                     translate("limit.search_page_failed", page=page + 1, failure=failure)
                 )

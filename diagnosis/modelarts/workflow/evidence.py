@@ -185,7 +185,9 @@ def note_preview_failure(run: Run, task: str, answer: Answer) -> None:
     run.preview_failed[task] = answer
     run.cite_failure(answer)
     (run.denied if answer.denied else run.failed).append(answer)
-    run.limitations.append(run.t("limit.preview_failed", task=task, failure=answer.describe_failure()))
+    run.limitations.append(
+        run.t("limit.preview_failed", task=task, failure=answer.describe_failure(lang=run.t.lang))
+    )
 
 
 def fetch_previews(run: Run, job: Job, tasks: Sequence[str]) -> list[Awaitable[Answer]]:

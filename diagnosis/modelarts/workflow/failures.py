@@ -53,13 +53,15 @@ def is_not_found(answer: Answer) -> bool:
 
 def retry_step(run: Run, answer: Answer, *, op: str, reason: str) -> str:
     if answer.status is None:
-        return run.t("next.retry_after_timeout", op=op, failure=answer.describe_failure(), reason=reason)
-    return run.t("next.retry_later", op=op, failure=answer.describe_failure(), reason=reason)
+        return run.t(
+            "next.retry_after_timeout", op=op, failure=answer.describe_failure(lang=run.t.lang), reason=reason
+        )
+    return run.t("next.retry_later", op=op, failure=answer.describe_failure(lang=run.t.lang), reason=reason)
 
 
 def direction_for_failure(run: Run, answer: Answer) -> str:
     if answer.status is None:
-        return run.t("direction.network", failure=answer.describe_failure())
+        return run.t("direction.network", failure=answer.describe_failure(lang=run.t.lang))
     request_id = answer.request_id or (
         answer.body.get("request_id") if isinstance(answer.body, dict) else None
     )
@@ -85,13 +87,15 @@ def not_asked(run: Run, answer: Answer) -> Diagnosis | None:
         run.next_steps.append(t("next.unreachable_network"))
         run.next_steps.append(t("next.unreachable_retry", seconds=seconds))
         return run.result(
-            "unreachable", root_cause=t("root.unreachable", op=answer.op, failure=answer.describe_failure())
+            "unreachable",
+            root_cause=t("root.unreachable", op=answer.op, failure=answer.describe_failure(lang=t.lang)),
         )
     run.next_steps.append(t("next.auth_keys"))
     run.next_steps.append(t("next.auth_token"))
     run.next_steps.append(t("next.auth_clock"))
     return run.result(
-        "auth_failed", root_cause=t("root.auth_failed", op=answer.op, failure=answer.describe_failure())
+        "auth_failed",
+        root_cause=t("root.auth_failed", op=answer.op, failure=answer.describe_failure(lang=t.lang)),
     )
 
 
@@ -104,7 +108,7 @@ def search_failed(run: Run, answer: Answer, name: str | None) -> Diagnosis:
     run.cite_failure(answer)
     if answer.denied:
         return permission_denied(run, answer)
-    run.limitations.append(t("limit.search_failed", failure=answer.describe_failure()))
+    run.limitations.append(t("limit.search_failed", failure=answer.describe_failure(lang=t.lang)))
     reason = t("reason.search_failed", name=name) if name else t("reason.scan_failed")
     run.next_steps.append(retry_step(run, answer, op=SEARCH, reason=reason))
     if name:
@@ -130,7 +134,7 @@ def details_failure(run: Run, answer: Answer) -> Diagnosis | None:
         )
     if answer.denied:
         return permission_denied(run, answer)
-    run.limitations.append(run.t("limit.details_failed", failure=answer.describe_failure()))
+    run.limitations.append(run.t("limit.details_failed", failure=answer.describe_failure(lang=run.t.lang)))
     return first_call_failed(run, answer)
 
 
@@ -153,7 +157,9 @@ def _retry_steps(run: Run, message: str | None) -> None:
     """The calls that failed, to retry: each log preview, then the events and stages."""
     t = run.t
     for task, answer in run.preview_failed.items():
-        failure = f"HTTP {answer.status}" if answer.status is not None else answer.describe_failure()
+        failure = (
+            f"HTTP {answer.status}" if answer.status is not None else answer.describe_failure(lang=t.lang)
+        )
         said = f"`{inline(shorten(message, 120))}`" if message else t("reason.no_message_short")
         reason = t("reason.preview_failed", failure=failure, message=said)
         run.next_steps.append(t("next.retry_preview", task=task, reason=reason))

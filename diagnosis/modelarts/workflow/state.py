@@ -143,5 +143,10 @@ class Run:
         else:
             self.failed.append(answer)
         self.limitations.append(
-            self.t("limit.call_failed", op=answer.op, what=what, failure=answer.describe_failure())
+            self.t(
+                "limit.call_failed",
+                op=answer.op,
+                what=what,
+                failure=answer.describe_failure(lang=self.t.lang),
+            )
         )

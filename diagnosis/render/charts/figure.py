@@ -10,10 +10,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from diagnosis.locale import LOCALE_DIR
 from diagnosis.masking import mask
 from diagnosis.models import Diagnosis
+from diagnosis.render.i18n import Catalogue, Translator
 
 GIB = 1024**3
+
+# The charts' titles, axes, legends and table headings: the gettext domain `charts`.
+CATALOGUE = Catalogue("charts", LOCALE_DIR)
 
 NO_MATPLOTLIB = "matplotlib is not installed"
 
@@ -41,6 +46,8 @@ class FigureData:
     markers: dict[str, list[datetime]] = field(default_factory=dict)
     # bar label → height
     bars: dict[str, float] = field(default_factory=dict)
+    # the legend's entries, as drawn
+    legend: list[str] = field(default_factory=list)
     table: list[list[str]] = field(default_factory=list)
 
     def plotted_max(self) -> float:
@@ -127,9 +134,9 @@ def in_gib(value: int) -> float:
     return value / GIB
 
 
-def job_name(diagnosis: Diagnosis) -> str:
+def job_name(diagnosis: Diagnosis, t: Translator) -> str:
     target = diagnosis.target
-    return mask(target.name or target.workload_id or target.job_id or "unnamed job")
+    return mask(target.name or target.workload_id or target.job_id or t("chart.unnamed_job"))
 
 
 def png_size(png: bytes) -> tuple[int, int]:

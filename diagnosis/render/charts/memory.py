@@ -8,9 +8,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from diagnosis import engine
-from diagnosis.evidence.series import NO_SAMPLES, MemorySeries
+from diagnosis.evidence.series import MEMORY_USED, NO_SAMPLES, MemorySeries
 from diagnosis.models import Diagnosis, Exchange
 from diagnosis.render.charts.figure import (
+    CATALOGUE,
     DRAWING,
     KILL_COLOUR,
     LIMIT_COLOUR,
@@ -27,6 +28,7 @@ from diagnosis.render.charts.figure import (
     png_bytes,
     rc_context,
 )
+from diagnosis.render.i18n import BASE_LANGUAGE, Translator
 
 
 def render_memory_chart(
@@ -35,9 +37,11 @@ def render_memory_chart(
     *,
     width_px: int = 1200,
     height_px: int = 600,
+    lang: str = BASE_LANGUAGE,
 ) -> ChartResult:
     """Memory use over time with the limit (solid), the request (dashed) and the OOM kill(s) marked:
-    the series the diagnosis' platform reads from the recorded answers."""
+    the series the diagnosis' platform reads from the recorded answers; its words in `lang`."""
+    t = Translator(CATALOGUE, lang)
     reading = engine.backend(diagnosis.platform).memory_series(exchanges)
     if reading.series is None:
         return ChartResult(png=None, reason=reading.reason or NO_SAMPLES)
@@ -50,15 +54,20 @@ def render_memory_chart(
     with DRAWING, rc_context(mpl):
         figure, canvas = new_figure(mpl, width_px, height_px)
         axes = figure.add_subplot()
-        _draw_memory(mpl, axes, series, measurements.memory_limit_bytes, measurements.memory_request_bytes)
-        axes.set_title(f"Memory use vs limit: {job_name(diagnosis)}")
+        _draw_memory(mpl, axes, series, measurements.memory_limit_bytes, measurements.memory_request_bytes, t)
+        axes.set_title(t("chart.memory_title", job=job_name(diagnosis, t)))
         data = _memory_figure_data(mpl, axes)
         png = png_bytes(canvas)
     return ChartResult(png=png, figure_data=data, width_px=width_px, height_px=height_px)
 
 
 def _draw_memory(
-    mpl: Any, axes: Any, series: MemorySeries, limit_bytes: int | None, request_bytes: int | None
+    mpl: Any,
+    axes: Any,
+    series: MemorySeries,
+    limit_bytes: int | None,
+    request_bytes: int | None,
+    t: Translator,
 ) -> None:
     dates = mpl.dates
     for trace in series.traces:
@@ -71,12 +80,12 @@ def _draw_memory(
             markersize=4,
             linewidth=2,
             color=USAGE_COLOUR if len(series.traces) == 1 else None,
-            label=trace.name,
+            label=_trace_label(trace.name, t),
             gid="usage",
         )
     peak = max(series.samples, key=lambda sample: sample.used_bytes)
     axes.annotate(
-        f"peak {in_gib(peak.used_bytes):.2f} GiB",
+        t("chart.peak", gib=f"{in_gib(peak.used_bytes):.2f}"),
         xy=(peak.at, in_gib(peak.used_bytes)),
         xytext=(-10, -18),
         textcoords="offset points",
@@ -89,7 +98,7 @@ def _draw_memory(
             in_gib(limit_bytes),
             color=LIMIT_COLOUR,
             linewidth=2,
-            label=f"limit {in_gib(limit_bytes):.2f} GiB",
+            label=t("chart.limit", gib=f"{in_gib(limit_bytes):.2f}"),
             gid="limit",
         )
     if request_bytes is not None:
@@ -99,7 +108,7 @@ def _draw_memory(
             linewidth=1.5,
             linestyle="--",
             zorder=3,
-            label=f"request {in_gib(request_bytes):.2f} GiB",
+            label=t("chart.request", gib=f"{in_gib(request_bytes):.2f}"),
             gid="request",
         )
     for number, kill in enumerate(series.kill_times):
@@ -108,11 +117,11 @@ def _draw_memory(
             color=KILL_COLOUR,
             linewidth=1.5,
             linestyle=":",
-            label="OOM kill" if number == 0 else "_nolegend_",
+            label=t("chart.oom_kill") if number == 0 else "_nolegend_",
             gid="kill",
         )
         axes.annotate(
-            f"OOM kill {kill:%m-%d %H:%M}",
+            t("chart.oom_kill_at", at=f"{kill:%m-%d %H:%M}"),
             xy=(kill, 0.0),
             xycoords=("data", "axes fraction"),
             xytext=(-4, 6),
@@ -134,8 +143,8 @@ def _draw_memory(
     locator = dates.AutoDateLocator(tz=UTC, minticks=4, maxticks=10)
     axes.xaxis.set_major_locator(locator)
     axes.xaxis.set_major_formatter(dates.ConciseDateFormatter(locator, tz=UTC))
-    axes.set_xlabel("time (UTC)")
-    axes.set_ylabel("memory (GiB)")
+    axes.set_xlabel(t("chart.time_axis"))
+    axes.set_ylabel(t("chart.memory_axis"))
     axes.grid(True, alpha=0.3)
     axes.legend(loc="lower left", fontsize=9, framealpha=0.9)
 
@@ -158,7 +167,18 @@ def _memory_figure_data(mpl: Any, axes: Any) -> FigureData:
             data.levels[kind] = ys[0]
         elif kind == "kill":
             data.markers.setdefault("OOM kill", []).append(xs[0])
+    legend = axes.get_legend()
+    data.legend = [text.get_text() for text in legend.get_texts()] if legend is not None else []
     return data
+
+
+def _trace_label(name: str, t: Translator) -> str:
+    """A series the platform names keeps its name; the product's own `memory used (…)` is translated."""
+    if name == MEMORY_USED:
+        return t("chart.memory_used")
+    if name.startswith(f"{MEMORY_USED} (") and name.endswith(")"):
+        return t("chart.memory_used_of", labels=name[len(MEMORY_USED) + 2 : -1])
+    return name
 
 
 def _as_datetime(num2date: Any, value: Any) -> datetime:

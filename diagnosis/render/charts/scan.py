@@ -10,6 +10,7 @@ from diagnosis.masking import mask
 from diagnosis.render.charts.figure import (
     BAR_COLOUR,
     BAR_HIGHLIGHT,
+    CATALOGUE,
     DRAWING,
     NO_MATPLOTLIB,
     ChartResult,
@@ -20,6 +21,7 @@ from diagnosis.render.charts.figure import (
     png_bytes,
     rc_context,
 )
+from diagnosis.render.i18n import BASE_LANGUAGE, Translator
 
 NO_SCAN_RESULTS = "the scan found no jobs"
 
@@ -98,9 +100,15 @@ def recurring_causes(scan: Mapping[str, Any]) -> list[RecurringCause]:
 
 
 def render_scan_chart(
-    scan_result_json: Mapping[str, Any], *, width_px: int = 1200, height_px: int = 700
+    scan_result_json: Mapping[str, Any],
+    *,
+    width_px: int = 1200,
+    height_px: int = 700,
+    lang: str = BASE_LANGUAGE,
 ) -> ChartResult:
-    """Failures by category (bars) and, when any, a table of causes that recur across jobs."""
+    """Failures by category (bars) and, when any, a table of causes that recur across jobs; its
+    words in `lang` (categories and causes as the scan gives them)."""
+    t = Translator(CATALOGUE, lang)
     counts = scan_counts(scan_result_json)
     if not counts:
         return ChartResult(png=None, reason=NO_SCAN_RESULTS)
@@ -124,17 +132,17 @@ def render_scan_chart(
         colours = [BAR_HIGHLIGHT if key in ("OOM_KILLED",) else BAR_COLOUR for key, _ in ordered]
         bars = bars_axes.bar(labels, heights, color=colours)
         bars_axes.bar_label(bars, padding=2)
-        bars_axes.set_ylabel("jobs")
+        bars_axes.set_ylabel(t("chart.jobs_axis"))
         bars_axes.set_ylim(0, max(heights) * 1.2)
         bars_axes.yaxis.get_major_locator().set_params(integer=True)
         bars_axes.tick_params(axis="x", labelrotation=20)
-        bars_axes.set_title(_scan_title(scan_result_json, sum(heights)))
+        bars_axes.set_title(_scan_title(scan_result_json, sum(heights), t))
         bars_axes.grid(True, axis="y", alpha=0.3)
         rows: list[list[str]] = []
         if table_axes is not None:
             rows = [
                 [
-                    cause.kind,
+                    _kind_words(cause.kind, t),
                     _short(mask(cause.value), 60),
                     str(cause.count),
                     _short(mask(", ".join(cause.jobs)), 60),
@@ -142,10 +150,10 @@ def render_scan_chart(
                 for cause in causes
             ]
             table_axes.axis("off")
-            table_axes.set_title("Recurring causes", fontsize=12, loc="left")
+            table_axes.set_title(t("chart.recurring"), fontsize=12, loc="left")
             table = table_axes.table(
                 cellText=rows,
-                colLabels=["same", "cause", "jobs", "which"],
+                colLabels=[t(f"chart.column.{column}") for column in ("same", "cause", "jobs", "which")],
                 loc="upper center",
                 cellLoc="left",
                 colLoc="left",
@@ -169,13 +177,21 @@ def render_scan_chart(
     return ChartResult(png=png, figure_data=data, width_px=width_px, height_px=height_px)
 
 
-def _scan_title(scan: Mapping[str, Any], failures: int) -> str:
+def _scan_title(scan: Mapping[str, Any], failures: int, t: Translator) -> str:
     platform = {"modelarts": "ModelArts", "runai": "Run:ai"}.get(str(scan.get("platform")), "")
     place = scan.get("region") or scan.get("project") or scan.get("cluster_id")
     where = " ".join(str(part) for part in (platform, place) if part)
     scanned = scan.get("scanned")
-    total = f"{scanned} jobs scanned" if isinstance(scanned, int) else f"{failures} jobs"
-    return mask(f"Scan{' ' + where if where else ''}: results by category ({total})")
+    total = t("chart.scanned", count=scanned) if isinstance(scanned, int) else t("chart.jobs", count=failures)
+    if where:
+        return mask(t("chart.scan_title", where=where, total=total))
+    return mask(t("chart.scan_title_anywhere", total=total))
+
+
+def _kind_words(kind: str, t: Translator) -> str:
+    """What the jobs share (`signature`, `image`, `node`) in the chart's language."""
+    key = f"chart.kind.{kind}"
+    return t(key) if key in CATALOGUE[t.lang] else kind
 
 
 def _table_text(axes: Any) -> list[list[str]]:

@@ -33,13 +33,13 @@ def listing_failure(
             target=target,
             outcome="permission_denied",
             confidence="LOW",
-            root_cause=t("rc.permission_denied", call=answer.op, failure=describe_list_failure(answer)),
+            root_cause=t("rc.permission_denied", call=answer.op, failure=describe_list_failure(answer, t)),
             evidence=evidence,
             next_steps=[t("next.grant_and_rerun")],
             permissions=[permission],
             calls=list(calls),
         )
-    failure = describe_list_failure(answer)
+    failure = describe_list_failure(answer, t)
     return Diagnosis(
         platform="runai",
         target=target,
@@ -63,7 +63,7 @@ def _not_reached(
     t: Translator,
     calls: list[str],
 ) -> Diagnosis:
-    failure = describe_list_failure(answer)
+    failure = describe_list_failure(answer, t)
     if kind == "unreachable":
         steps = [t("next.unreachable_endpoint", url="RUNAI_URL"), t("next.unreachable_network")]
         outcome: Outcome = "unreachable"

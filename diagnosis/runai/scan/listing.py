@@ -104,17 +104,20 @@ async def list_failed(
 
     paged = await pages(with_time=True)
     if paged.failure is not None and paged.failure.status == 400 and not paged.items:
-        note(t("scan.lim_filter_fallback", failure=paged.failure.describe_failure()))
+        note(t("scan.lim_filter_fallback", failure=paged.failure.describe_failure(lang=t.lang)))
         paged = await pages(with_time=False)
     listing = Listing(listed=len(paged.items), failure=paged.failure if not paged.items else None)
     if paged.failure is not None and paged.items:
-        note(t("scan.lim_list_partial", failure=describe_list_failure(paged.failure)))
+        note(t("scan.lim_list_partial", failure=describe_list_failure(paged.failure, t)))
     listing.workloads = keep_failed(paged, cluster_id=cluster_id, project=project, since=since)
     return listing
 
 
-def describe_list_failure(answer: Answer) -> str:
-    """`HTTP 503: …`, `timeout`; a 2xx answer that holds no `workloads` list says so."""
+def describe_list_failure(answer: Answer, t: Translator | None = None) -> str:
+    """`HTTP 503: …`, `timeout`; a 2xx answer that holds no `workloads` list says so. With `t`,
+    this side's words are in its language (the evidence quote keeps them in English)."""
     if answer.ok:
-        return f"HTTP {answer.status} without a `workloads` list"
-    return answer.describe_failure()
+        if t is None:
+            return f"HTTP {answer.status} without a `workloads` list"
+        return t("scan.no_workloads_list", status=answer.status)
+    return answer.describe_failure(lang=t.lang if t is not None else None)

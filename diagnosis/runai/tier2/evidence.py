@@ -67,5 +67,5 @@ def note_failure(found: Tier2Evidence, answer: Answer, pod_name: str, t: Transla
         found.limitations.append(t("lim.log_missing", pod=pod_name))
     else:
         found.limitations.append(
-            t("lim.k8s_failed", call=answer.op, pod=pod_name, failure=answer.describe_failure())
+            t("lim.k8s_failed", call=answer.op, pod=pod_name, failure=answer.describe_failure(lang=t.lang))
         )

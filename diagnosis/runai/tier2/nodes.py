@@ -19,7 +19,9 @@ async def read_nodes(source: Fetcher, *, nodes: Sequence[str], t: Translator) ->
             if answer.denied:
                 found.denied_calls.append(answer.op)
             else:
-                found.limitations.append(t("lim.node_failed", node=name, failure=answer.describe_failure()))
+                found.limitations.append(
+                    t("lim.node_failed", node=name, failure=answer.describe_failure(lang=t.lang))
+                )
             continue
         node, problem = parse.view(k8s_views.Node, answer.body)
         if node is None:

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from diagnosis.models import DiagnoseRequest, Diagnosis, Target
 from diagnosis.render.i18n import Translator
 from diagnosis.runai.compose import format_quantity
-from diagnosis.runai.contexts import Unmapped
+from diagnosis.runai.contexts import Tier2Unavailable
 from diagnosis.runai.messages import CATALOGUE
 from diagnosis.runai.paging import Fetcher
 from diagnosis.runai.workflow.resolve import start
@@ -32,7 +32,7 @@ async def diagnose(
     now: datetime,
     lang: str = "en",
     tier2_available: bool = False,
-    tier2_unavailable_reason: str | Unmapped | None = None,
+    tier2_unavailable_reason: Tier2Unavailable | None = None,
 ) -> Diagnosis:
     """Run the runbook on one request. Never raises for bad answers: they become limitations."""
     t = Translator(CATALOGUE, lang)

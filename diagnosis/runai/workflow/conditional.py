@@ -16,7 +16,7 @@ import asyncio
 from diagnosis.evidence.answer import Answer
 from diagnosis.models import Diagnosis
 from diagnosis.render.i18n import Translator
-from diagnosis.runai.contexts import Unmapped
+from diagnosis.runai.contexts import Tier2Unavailable
 from diagnosis.runai.rules import Signal, Verdict, decide
 from diagnosis.runai.signals import Observation, from_desired_phase, from_pods
 from diagnosis.runai.tier2.evidence import Tier2Evidence
@@ -177,10 +177,6 @@ def _tier2_notes(state: State, tier2: Tier2Evidence, *, needed: bool) -> State:
     return state
 
 
-def _unavailable_reason(reason: str | Unmapped | None, t: Translator) -> str:
-    """Why Tier 2 is not there, in the diagnosis' language where the catalogue says it."""
-    if isinstance(reason, Unmapped):
-        if reason.kube_clusters:
-            return t("word.tier2_ambiguous", cluster=reason.cluster_id, count=reason.kube_clusters)
-        return t("word.tier2_unmapped", cluster=reason.cluster_id)
-    return reason or t("word.no_k8s_credentials")
+def _unavailable_reason(reason: Tier2Unavailable | None, t: Translator) -> str:
+    """Why Tier 2 is not there, in the diagnosis' language."""
+    return reason.words(t) if reason is not None else t("word.no_k8s_credentials")

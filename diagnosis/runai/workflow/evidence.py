@@ -111,10 +111,10 @@ def absorb_history(state: State, paged: Paged) -> State:
     if paged.failure is not None and not paged.items:
         if paged.null_collection:
             return state.noted(t("lim.history_null"))
-        failure = paged.failure.describe_failure()
+        failure = paged.failure.describe_failure(lang=t.lang)
         return state.noted(t("lim.call_failed", call="get_workload_history", failure=failure))
     if paged.failure is not None:
-        state = state.noted(t("lim.history_partial", failure=paged.failure.describe_failure()))
+        state = state.noted(t("lim.history_partial", failure=paged.failure.describe_failure(lang=t.lang)))
     records = [(where, parse.HistoryRecord.model_validate(item)) for where, item in paged.items]
     # No API version documents the order of history records: sort by meta.creationTimestamp.
     records.sort(
@@ -134,7 +134,9 @@ def absorb_spec(state: State, answer: Answer | None) -> State:
     if not answer.ok:
         if answer.status == 404:
             return state.noted(t("lim.spec_missing", type=state.target.type or "?"))
-        return state.noted(t("lim.call_failed", call="get_workload_spec", failure=answer.describe_failure()))
+        return state.noted(
+            t("lim.call_failed", call="get_workload_spec", failure=answer.describe_failure(lang=t.lang))
+        )
     spec, problem = parse.view(parse.WorkloadSpec, answer.body)
     if spec is None or spec.spec is None:
         return state.noted(t("lim.shape", call="get_workload_spec", problem=problem or "no `spec` object"))
@@ -144,7 +146,7 @@ def absorb_spec(state: State, answer: Answer | None) -> State:
 def absorb_pods(state: State, paged: Paged) -> State:
     t = state.t
     if paged.failure is not None and not paged.items:
-        failure = paged.failure.describe_failure()
+        failure = paged.failure.describe_failure(lang=t.lang)
         return state.noted(t("lim.call_failed", call="get_workload_pods", failure=failure))
     pods = tuple((where, parse.Pod.model_validate(item)) for where, item in paged.items)
     state = state.but(pods=pods)

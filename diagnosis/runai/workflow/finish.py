@@ -74,7 +74,7 @@ def unreachable(state: State, answer: Answer) -> Diagnosis:
     return finished(
         state,
         "unreachable",
-        root_cause=t("rc.unreachable", call=answer.op, failure=answer.describe_failure()),
+        root_cause=t("rc.unreachable", call=answer.op, failure=answer.describe_failure(lang=t.lang)),
     )
 
 
@@ -88,7 +88,7 @@ def auth_failed(state: State, answer: Answer) -> Diagnosis:
     return finished(
         state,
         "auth_failed",
-        root_cause=t("rc.auth_failed", call=answer.op, failure=answer.describe_failure()),
+        root_cause=t("rc.auth_failed", call=answer.op, failure=answer.describe_failure(lang=t.lang)),
     )
 
 
@@ -110,7 +110,7 @@ def denied(state: State, answer: Answer) -> Diagnosis:
     return finished(
         state,
         "permission_denied",
-        root_cause=t("rc.permission_denied", call=answer.op, failure=answer.describe_failure()),
+        root_cause=t("rc.permission_denied", call=answer.op, failure=answer.describe_failure(lang=t.lang)),
         confidence="LOW",
         permissions=[permission],
     )

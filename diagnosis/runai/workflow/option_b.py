@@ -85,7 +85,7 @@ class OptionB:
             if paged.failure is None or paged.failure.status != 400 or paged.items:
                 return paged
             self.sort_by_phase_updated = False
-            self.note(self.t("lim.sort_fallback", failure=paged.failure.describe_failure()))
+            self.note(self.t("lim.sort_fallback", failure=paged.failure.describe_failure(lang=self.t.lang)))
         return await pages()
 
     async def resolve(self, name: str, project: str, cluster_id: str) -> str | Stop:
@@ -103,7 +103,11 @@ class OptionB:
             return Stop(unreachable=paged.failure)
         if paged.failure is not None and not paged.items:
             self.note(
-                self.t("lim.call_failed", call="list_workloads", failure=paged.failure.describe_failure())
+                self.t(
+                    "lim.call_failed",
+                    call="list_workloads",
+                    failure=paged.failure.describe_failure(lang=self.t.lang),
+                )
             )
             return Stop(
                 root_cause=self.t("rc.list_failed"),
@@ -146,7 +150,7 @@ class OptionB:
         if paged.failure is not None and paged.failure.denied:
             return Stop(denied=paged.failure)
         if paged.failure is not None and not paged.items:
-            failure = paged.failure.describe_failure()
+            failure = paged.failure.describe_failure(lang=self.t.lang)
             self.note(self.t("lim.call_failed", call="list_workloads (deleted=true)", failure=failure))
         raw = {str(item.get("id")): item for _where, item in paged.items}
         matches = _matches(paged, name=name, project=project, cluster_id=cluster_id)
@@ -208,7 +212,9 @@ class OptionB:
         self.cached_events[workload_id] = paged
         if not answer.ok:
             # What could not be read is said, whichever question follows.
-            self.note(self.t("lim.call_failed", call=answer.op, failure=answer.describe_failure()))
+            self.note(
+                self.t("lim.call_failed", call=answer.op, failure=answer.describe_failure(lang=self.t.lang))
+            )
         status, _problem = parse.view(parse.Workload, answer.body) if answer.ok else (None, None)
         for text in event_notes:
             self.note(text)
@@ -219,7 +225,9 @@ class OptionB:
         if paged.failure is not None and not paged.items:
             self.note(
                 self.t(
-                    "lim.call_failed", call="get_workload_events", failure=paged.failure.describe_failure()
+                    "lim.call_failed",
+                    call="get_workload_events",
+                    failure=paged.failure.describe_failure(lang=self.t.lang),
                 )
             )
         observations = from_events(event_items(paged), source="get_workload_events")

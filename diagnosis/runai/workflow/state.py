@@ -17,7 +17,7 @@ from diagnosis.evidence.answer import Answer
 from diagnosis.models import DiagnoseRequest, Diagnosis, Evidence, Target
 from diagnosis.render.i18n import Translator
 from diagnosis.runai import parse
-from diagnosis.runai.contexts import Unmapped
+from diagnosis.runai.contexts import Tier2Unavailable
 from diagnosis.runai.paging import Fetcher, Paged
 from diagnosis.runai.rules import Signal, Verdict, classify
 from diagnosis.runai.signals import Observation
@@ -55,7 +55,7 @@ class Run:
     now: datetime
     t: Translator
     tier2_available: bool
-    tier2_unavailable_reason: str | Unmapped | None
+    tier2_unavailable_reason: Tier2Unavailable | None
     lookback_text: str
     lookback: timedelta
     classify: Classifier = field(default_factory=Classifier, compare=False)

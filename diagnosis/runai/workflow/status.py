@@ -43,7 +43,7 @@ async def read_status(state: State) -> Next | Diagnosis:
         deleted_at = listed.get("deletedAt") or "?"
         state = state.noted(state.t("lim.deleted_workload", deleted_at=deleted_at))
         if answer.status == 404:
-            failure = answer.describe_failure()
+            failure = answer.describe_failure(lang=state.t.lang)
             state = state.noted(state.t("lim.deleted_status_from_list", failure=failure))
             state = state.but(status_source="list_workloads")
             body = listed
@@ -75,7 +75,9 @@ def _status_failed(state: State, answer: Answer) -> Diagnosis:
     if answer.unreachable:
         return unreachable(state, answer)
     return unknown_without_status(
-        state.noted(t("lim.call_failed", call="get_workload_status", failure=answer.describe_failure()))
+        state.noted(
+            t("lim.call_failed", call="get_workload_status", failure=answer.describe_failure(lang=t.lang))
+        )
     )
 
 
@@ -130,12 +132,12 @@ def _absorb_events(state: State, paged: Paged) -> State:
         if paged.null_collection:
             state = state.noted(t("lim.events_null"))
         else:
-            failure = paged.failure.describe_failure()
+            failure = paged.failure.describe_failure(lang=t.lang)
             state = state.noted(t("lim.call_failed", call="get_workload_events", failure=failure))
     else:
         state = state.but(events_read=True)
         if paged.failure is not None:
-            state = state.noted(t("lim.events_partial", failure=paged.failure.describe_failure()))
+            state = state.noted(t("lim.events_partial", failure=paged.failure.describe_failure(lang=t.lang)))
     return state.but(
         status_observations=tuple(from_status(state.known_status, source=state.status_source)),
         event_observations=tuple(from_events(event_items(paged), source="get_workload_events")),
