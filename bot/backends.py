@@ -19,6 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol, Unpack
 
+from blocks.labels import label
 from bot.commands import IDENTIFIER_KEYS, RequestDraft
 from diagnosis import engine
 from diagnosis.bundle import Bundle
@@ -53,7 +54,13 @@ class DiagnosisRun:
 
 
 class BackendUnavailable(RuntimeError):
-    """The backend cannot do this (e.g. a log link in demo mode); the message is shown to the user."""
+    """The backend cannot do this (e.g. a log link in demo mode); the message is shown to the user,
+    in their language: `key` is its label in the Slack catalogue (the exception's text is English)."""
+
+    def __init__(self, key: str, **values: str) -> None:
+        self.key = key
+        self.values = values
+        super().__init__(label(key, "en", **values))
 
 
 class NoMatchingBundle(LookupError):
@@ -144,7 +151,7 @@ class LiveBackend:
         progress: ScanObserver | None = None,
     ) -> dict[str, Any]:
         if scope.platform == "runai" and not scope.cluster_id:
-            raise BackendUnavailable("a Run:ai scan needs its cluster")
+            raise BackendUnavailable("unavailable.scan_needs_cluster")
         result = await engine.backend(scope.platform).scan(
             scope,
             now=now,
@@ -269,7 +276,7 @@ class BundlesBackend:
         return _scan_json(scope, runs)
 
     async def log_url(self, *, job_id: str, task_id: str, region: str | None) -> str:
-        raise BackendUnavailable("demo bundles hold no log link: connect ModelArts to get one")
+        raise BackendUnavailable("unavailable.demo_log_link")
 
 
 def is_scan_capture(bundle: Bundle) -> bool:

@@ -24,13 +24,13 @@ Activity = Literal["diagnose", "scan"]
 _NOUN: dict[Activity, str] = {"diagnose": "diagnosis", "scan": "scan"}
 
 
-def failure_reason(exc: Exception) -> str:
-    """What the asker is told went wrong: the backend's own words, else the exception's name and the
-    first line of its message. Masked whole first: once a line of it is quoted (and cut), a
-    `KEY: value` or a multi-line secret would no longer be recognised."""
-    text = mask(str(exc))
+def failure_reason(exc: Exception, *, lang: str) -> str:
+    """What the asker is told went wrong: the backend's own words (in `lang`), else the exception's
+    name and the first line of its message. Masked whole first: once a line of it is quoted (and
+    cut), a `KEY: value` or a multi-line secret would no longer be recognised."""
     if isinstance(exc, BackendUnavailable):
-        return text
+        return mask(label(exc.key, lang, **exc.values))
+    text = mask(str(exc))
     return type(exc).__name__ + (f": {text.splitlines()[0][:200]}" if text.strip() else "")
 
 
@@ -39,7 +39,7 @@ def report_failure(
 ) -> None:
     """In the placeholder (else a new message in the thread, else ephemerally to the asker)."""
     ref = uuid.uuid4().hex[:8]
-    reason = failure_reason(exc)
+    reason = failure_reason(exc, lang=lang)
     log.error("%s %s failed for %s: %s", _NOUN[activity], ref, mask(what), mask(reason), exc_info=exc)
     message = notice(mask(label("failed", lang, reason=reason, ref=ref)), emoji=":x:")
     shown = replace_or_post(

@@ -158,7 +158,11 @@ class FollowUps:
                 services.backend.log_url(job_id=job_id, task_id=task, region=diagnosis.target.region)
             )
         except Exception as exc:
-            reason = str(exc) if isinstance(exc, BackendUnavailable) else type(exc).__name__
+            reason = (
+                label(exc.key, lang, **exc.values)
+                if isinstance(exc, BackendUnavailable)
+                else type(exc).__name__
+            )
             notifier.tell(notice(mask(label("log_link_failed", lang, reason=reason)), emoji=":warning:"))
             audit("log_link", user=user, channel=channel, what=record.draft.describe(), outcome="error")
             return

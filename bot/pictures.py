@@ -33,7 +33,7 @@ def post_memory_chart(
     lang: str,
 ) -> bool:
     """The memory-vs-limit PNG into the report's thread; False when there is none to post."""
-    chart = _drawn(lambda: render_memory_chart(diagnosis, exchanges), what="memory chart")
+    chart = _drawn(lambda: render_memory_chart(diagnosis, exchanges, lang=lang), what="memory chart")
     if chart is None or chart.png is None:
         return False
     name = diagnosis.target.name or diagnosis.target.workload_id or diagnosis.target.job_id or "job"
@@ -52,7 +52,7 @@ def post_scan_chart(
     client: WebClient, scan: Mapping[str, Any], *, channel: str, thread_ts: str | None, lang: str
 ) -> bool:
     """Failures by category (and causes shared by several jobs) into the scan's thread."""
-    chart = _drawn(lambda: render_scan_chart(scan), what="scan chart")
+    chart = _drawn(lambda: render_scan_chart(scan, lang=lang), what="scan chart")
     if chart is None or chart.png is None:
         return False
     return upload_file(

@@ -3,15 +3,20 @@ an explicit `lang=` wins; channels without a setting keep the platform's default
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
 
+from blocks.labels import label
+from bot.backends import BackendUnavailable, BundlesBackend
+from bot.failures import failure_reason
 from bot.policy import Policy
 from bot.state.store import StateStore
 from playground.slack_api import SlackApiStandIn
 from tests.bot.examples import OOM, example_diagnosis
 from tests.bot.harness import ScriptedBackend, running_bot
+from tests.conftest import EXAMPLES
 
 COMMAND = "runai cluster=4a9e2c17-5b3d-4f80-9c61-2d7be0f4a315 workload=segformer-finetune project=vision-lab"
 POLICY = Policy.model_validate({"rules": [{}], "languages": {"C0FRANCE": "fr", "C0NIHON": "ja"}})
@@ -163,3 +168,19 @@ def test_a_channel_language_no_catalogue_offers_is_refused_when_the_policy_loads
         {"rules": [{}], "languages": {"C0A": "en", "C0B": "fr", "C0C": "zh", "C0D": "ja"}}
     )
     assert accepted.lang_for("C0C") == "zh"
+
+
+def test_what_the_backend_cannot_do_is_said_in_the_askers_language() -> None:
+    backend = BundlesBackend(EXAMPLES)
+    with pytest.raises(BackendUnavailable) as raised:
+        asyncio.run(backend.log_url(job_id="x", task_id="worker-0", region=None))
+    refusal = raised.value
+    # The exception's own text is English (logs); the asker reads it in the channel's language.
+    assert str(refusal) == "demo bundles hold no log link: connect ModelArts to get one"
+    assert failure_reason(refusal, lang="ja") == label(refusal.key, "ja")
+    assert "ModelArts" in failure_reason(refusal, lang="ja") and "demo bundles" not in failure_reason(
+        refusal, lang="ja"
+    )
+    assert failure_reason(refusal, lang="fr").startswith("les bundles de démo")
+    # Anything else is named by its exception, whatever the language.
+    assert failure_reason(ValueError("bad input"), lang="ja") == "ValueError: bad input"
