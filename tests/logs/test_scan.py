@@ -596,7 +596,7 @@ def test_every_engine_gives_the_same_results(engine: str, chunk_size: int) -> No
 
 
 def test_a_block_with_too_many_matches_falls_back_to_search(monkeypatch: pytest.MonkeyPatch) -> None:
-    import diagnosis.logs.scan as logscan
+    import diagnosis.logs.scan.engines as logscan
 
     monkeypatch.setattr(logscan, "_MAX_BLOCK_POSITIONS", 3)
     reference = scan_text(MIXED_LOG, engine="re")
