@@ -93,6 +93,6 @@ def _ipv6_replacement(candidate: str) -> str:
 
 # IPv6 first: an IPv4-mapped address (::ffff:10.0.0.1) is one host, one token.
 ADDRESS_RULES: tuple[Rule, ...] = (
-    Rule("ipv6", re.compile(_IPV6), _replace_ipv6, needles=(":",)),
-    Rule("ipv4", re.compile(_IPV4), _replace_ipv4, needles=(".",)),
+    Rule("ipv6", _IPV6, _replace_ipv6, needles=(":",)),
+    Rule("ipv4", _IPV4, _replace_ipv4, needles=(".",)),
 )

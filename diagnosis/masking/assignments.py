@@ -79,9 +79,7 @@ def _keyed(
     name: str, key: str, value: str, *, needles: tuple[str, ...], kind_of: KindOf = _assignment_kind
 ) -> KeyedRule:
     key_kind = _key_names_a_secret if kind_of is _assignment_kind else None
-    return KeyedRule(
-        name, re.compile(key), re.compile(value), kind_of, _replace, needles=needles, key_kind=key_kind
-    )
+    return KeyedRule(name, key, value, kind_of, _replace, needles=needles, key_kind=key_kind)
 
 
 def _key_names_a_secret(key: re.Match[str]) -> str | None:
@@ -107,7 +105,7 @@ ASSIGNMENT_RULES: tuple[AnyRule, ...] = (
     Rule(
         "env_pair_json",
         # {"name": "HF_TOKEN", "value": "…"}
-        re.compile(
+        (
             r"(?P<q>\\?[\"'])(?i:name)(?P=q)\s*:\s*(?P=q)(?P<name>[^\"'\\\s]{1,200})(?P=q)"
             r"\s*,\s*(?P=q)(?i:value)(?P=q)\s*:\s*(?P<value>" + QUOTED + r")"
         ),
@@ -117,7 +115,7 @@ ASSIGNMENT_RULES: tuple[AnyRule, ...] = (
     Rule(
         "env_pair_json_value_first",
         # {"value": "…", "name": "HF_TOKEN"}
-        re.compile(
+        (
             r"(?P<q>\\?[\"'])(?i:value)(?P=q)\s*:\s*(?P<value>" + QUOTED + r")"
             r"\s*,\s*(?P=q)(?i:name)(?P=q)\s*:\s*(?P=q)(?P<name>[^\"'\\\s]{1,200})(?P=q)"
         ),
@@ -128,7 +126,7 @@ ASSIGNMENT_RULES: tuple[AnyRule, ...] = (
         "env_pair_yaml",
         # - name: HF_TOKEN
         #   value: …
-        re.compile(
+        (
             r"(?m)^[ \t]*(?:-[ \t]+)?name:[ \t]*[\"']?(?P<name>[\w.\-]{1,200})[\"']?[ \t]*\r?\n"
             r"[ \t]*value:[ \t]*(?P<value>" + QUOTED + r"|[^\r\n]+)"
         ),
@@ -139,7 +137,7 @@ ASSIGNMENT_RULES: tuple[AnyRule, ...] = (
         "env_pair_yaml_value_first",
         # - value: …
         #   name: HF_TOKEN
-        re.compile(
+        (
             r"(?m)^[ \t]*(?:-[ \t]+)?value:[ \t]*(?P<value>" + QUOTED + r"|[^\r\n]+)\r?\n"
             r"[ \t]*name:[ \t]*[\"']?(?P<name>[\w.\-]{1,200})[\"']?[ \t]*$"
         ),

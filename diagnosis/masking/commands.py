@@ -146,7 +146,7 @@ COMMAND_RULES: tuple[AnyRule, ...] = (
         "wandb_login",
         # `wandb login [--relogin] [--host URL] KEY`: the key is the positional argument (40 hex
         # characters on wandb.ai, `local-…` on W&B Server).
-        re.compile(
+        (
             r"\bwandb[ \t]+login\b(?:[ \t]+--?[\w\-]+(?:[ \t]+(?!-)[^\s\"']*[:/.][^\s\"']*)?)*[ \t]+"
             r"[\"']?(?P<value>(?:local-)?[A-Za-z0-9_\-]{20,})"
         ),
@@ -156,8 +156,8 @@ COMMAND_RULES: tuple[AnyRule, ...] = (
     KeyedRule(
         "wandb_login_call",
         # wandb.login(key="…", relogin=True)
-        re.compile(r"(?<![\w.])key[ \t]*=[ \t]*"),
-        re.compile(r"\"[^\"\n]*\"|'[^'\n]*'|[^\s,)]+"),
+        r"(?<![\w.])key[ \t]*=[ \t]*",
+        r"\"[^\"\n]*\"|'[^'\n]*'|[^\s,)]+",
         _wandb_call_kind,
         _replace_password,
         needles=("wandb.login",),
@@ -165,9 +165,7 @@ COMMAND_RULES: tuple[AnyRule, ...] = (
     Rule(
         "netrc_line",
         # machine api.wandb.ai login user password KEY  (also `default login … password …`)
-        re.compile(
-            r"\b(?:machine[ \t]+\S+|default)(?:[ \t]+(?:login|account)[ \t]+\S+)*[ \t]+password[ \t]+(?P<value>\S+)"
-        ),
+        r"\b(?:machine[ \t]+\S+|default)(?:[ \t]+(?:login|account)[ \t]+\S+)*[ \t]+password[ \t]+(?P<value>\S+)",
         _password("password"),
         needles=("password",),
     ),
@@ -176,7 +174,7 @@ COMMAND_RULES: tuple[AnyRule, ...] = (
         # machine api.wandb.ai
         #   login user
         #   password KEY
-        re.compile(r"(?m)^[ \t]*login[ \t]+\S+[ \t]*\r?\n[ \t]*password[ \t]+(?P<value>\S+)"),
+        r"(?m)^[ \t]*login[ \t]+\S+[ \t]*\r?\n[ \t]*password[ \t]+(?P<value>\S+)",
         _password("password"),
         needles=("password",),
     ),
@@ -184,7 +182,7 @@ COMMAND_RULES: tuple[AnyRule, ...] = (
         "user_password",
         # curl -u user:pw, --user user:pw, --proxy-user user:pw (a flag and its value are one word
         # pair: `sub` takes them in one pass)
-        re.compile(
+        (
             r"(?<![\w\-])(?P<flag>-u|-U|--user|--proxy-user)(?:[ \t]*=[ \t]*|[ \t]+|(?=[\w\"']))"
             r"(?P<userinfo>[\"']?[^\s:\"'=\[]*:(?P<value>[^\s\"']+)[\"']?)"
         ),
@@ -194,16 +192,16 @@ COMMAND_RULES: tuple[AnyRule, ...] = (
     KeyedRule(
         "dash_p_password",
         # docker login -p PW, twine upload -p PW, sshpass -p PW, mysql -pPW
-        re.compile(r"(?<![\w\-])-p(?:[ \t]+|(?P<glued>(?=[^\s-])))"),
-        re.compile(_ARG),
+        r"(?<![\w\-])-p(?:[ \t]+|(?P<glued>(?=[^\s-])))",
+        _ARG,
         _dash_p_kind,
         _replace_password,
         needles=("-p",),
     ),
     KeyedRule(
         "redis_cli_password",
-        re.compile(r"(?<![\w\-])(?:-a|--pass)[ \t]+"),
-        re.compile(_ARG),
+        r"(?<![\w\-])(?:-a|--pass)[ \t]+",
+        _ARG,
         _dash_a_kind,
         _replace_password,
         needles=("redis-cli",),
@@ -211,8 +209,8 @@ COMMAND_RULES: tuple[AnyRule, ...] = (
     KeyedRule(
         "obsutil_config",
         # obsutil config -i=AK -k=SK [-t=TOKEN] -e=ENDPOINT
-        re.compile(r"(?<![\w\-])-[kt](?:[ \t]*=[ \t]*|[ \t]+)"),
-        re.compile(_ARG),
+        r"(?<![\w\-])-[kt](?:[ \t]*=[ \t]*|[ \t]+)",
+        _ARG,
         _obsutil_kind,
         _replace_password,
         needles=("obsutil",),
@@ -220,7 +218,7 @@ COMMAND_RULES: tuple[AnyRule, ...] = (
     Rule(
         "minio_alias",
         # mc alias set NAME URL ACCESS_KEY SECRET_KEY
-        re.compile(
+        (
             r"\bmc[ \t]+(?:alias[ \t]+set|config[ \t]+host[ \t]+add)[ \t]+\S+[ \t]+\S+[ \t]+\S+[ \t]+"
             r"(?P<value>" + _ARG + r")"
         ),

@@ -11,6 +11,8 @@ Two kinds of rule:
   `a=b,c=d,…` costs one pass instead of one pass per key.
 
 `needles`: lower-case substrings of which one must occur in the text for the rule to run at all.
+A rule's patterns are compiled the first time it runs: importing masking compiles none of them, and
+a text compiles only the rules its needles let run.
 """
 
 from __future__ import annotations
@@ -18,32 +20,51 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 Replace = Callable[[re.Match[str]], str]
 # (key match, value text) → the kind to mask the value with, or None to leave it.
 KindOf = Callable[[re.Match[str], str], str | None]
 # (key match, value match, kind) → the replacement of the value.
 ValueReplace = Callable[[re.Match[str], re.Match[str], str], str]
+# A pattern as written (compiled on the rule's first run), or already compiled.
+Pattern = str | re.Pattern[str]
+
+
+def _compiled(pattern: Pattern) -> re.Pattern[str]:
+    return pattern if isinstance(pattern, re.Pattern) else re.compile(pattern)
 
 
 @dataclass(frozen=True)
 class Rule:
     name: str
-    pattern: re.Pattern[str]
+    pattern: Pattern
     replace: Replace
     needles: tuple[str, ...] = ()
+
+    @cached_property
+    def regex(self) -> re.Pattern[str]:
+        return _compiled(self.pattern)
 
 
 @dataclass(frozen=True)
 class KeyedRule:
     name: str
-    key: re.Pattern[str]
-    value: re.Pattern[str]
+    key: Pattern
+    value: Pattern
     kind_of: KindOf
     replace_value: ValueReplace
     needles: tuple[str, ...] = ()
     # A cheap first look at the key alone (None: it names no secret, its value is not read).
     key_kind: Callable[[re.Match[str]], str | None] | None = None
+
+    @cached_property
+    def key_regex(self) -> re.Pattern[str]:
+        return _compiled(self.key)
+
+    @cached_property
+    def value_regex(self) -> re.Pattern[str]:
+        return _compiled(self.value)
 
 
 AnyRule = Rule | KeyedRule
@@ -53,10 +74,11 @@ def apply_keyed(rule: KeyedRule, text: str) -> str:
     pieces: list[str] = []
     copied = 0
     position = 0
-    key_search = rule.key.search
-    value_match = rule.value.match
+    key_regex = rule.key_regex
+    key_search = key_regex.search
+    value_match = rule.value_regex.match
     key_kind = rule.key_kind
-    has_key_group = "key" in rule.key.groupindex
+    has_key_group = "key" in key_regex.groupindex
     while (key := key_search(text, position)) is not None:
         after_key = key.end()
         # A key that is not taken is stepped over up to the end of its name only: what follows
@@ -95,15 +117,25 @@ def _is_masked_already(value: str) -> bool:
     return marker.end() == len(value) or value[marker.end()] not in _TOKEN_CHARACTERS
 
 
+# A marker's kind (`[MASKED:password]`) names a credential: the needles look past markers, so that
+# what an earlier rule masked does not send the later ones through the whole text again.
+_MARKER = re.compile(r"\[masked:[a-z_]+\]")
+
+
+def _needle_text(text: str) -> str:
+    lowered = text.lower()
+    return _MARKER.sub(" ", lowered) if "[masked:" in lowered else lowered
+
+
 def apply_rules(rules: tuple[AnyRule, ...], text: str) -> str:
     lowered: str | None = None
     for rule in rules:
         if rule.needles:
-            lowered = text.lower() if lowered is None else lowered
+            lowered = _needle_text(text) if lowered is None else lowered
             if not any(needle in lowered for needle in rule.needles):
                 continue
         updated = (
-            apply_keyed(rule, text) if isinstance(rule, KeyedRule) else rule.pattern.sub(rule.replace, text)
+            apply_keyed(rule, text) if isinstance(rule, KeyedRule) else rule.regex.sub(rule.replace, text)
         )
         if updated != text:
             text, lowered = updated, None

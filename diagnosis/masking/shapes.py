@@ -104,99 +104,97 @@ def _token_header_kind(key: re.Match[str], value: str) -> str | None:
 SHAPE_RULES: tuple[AnyRule, ...] = (
     KeyedRule(
         "authorization",
-        re.compile(
+        (
             r"(?P<key>(?i:authorization))(?<![A-Za-z0-9_](?i:authorization))"
             r"(?P<keyquote>\\?[\"'])?[ \t]*[:=][ \t]*\\?[\"']?"
             r"(?P<scheme>" + _AUTH_SCHEME + r"[ \t]+)?"
         ),
         # The credential runs to the line end, a quote, a backtick or `|` (the gateway's
         # canonical-request dump writes `|` for newlines).
-        re.compile(r"(?:[^\r\n\"'`|\\]++|\\(?![\\\"'nrt]))+"),
+        r"(?:[^\r\n\"'`|\\]++|\\(?![\\\"'nrt]))+",
         _authorization_kind,
         _mask_whole_value,
         needles=("authorization",),
     ),
     KeyedRule(
         "token_header",
-        re.compile(
+        (
             r"(?P<key>(?i:x-auth-token|x-subject-token|x-security-token|x-vault-token|private-token|"
             r"x-api-key|x-goog-api-key|api-key|ocp-apim-subscription-key|x-functions-key))"
             r"(?<![A-Za-z0-9_](?i:x-auth-token))\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
         ),
-        re.compile(r"[^\s\"'\\,;]+"),
+        r"[^\s\"'\\,;]+",
         _token_header_kind,
         _marker,
         needles=("-token", "-key"),
     ),
     Rule(
         "jwt",
-        re.compile(r"eyJ(?<![A-Za-z0-9_\-]eyJ)[A-Za-z0-9_\-]{4,}\.eyJ[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]*"),
+        r"eyJ(?<![A-Za-z0-9_\-]eyJ)[A-Za-z0-9_\-]{4,}\.eyJ[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]*",
         constant("jwt"),
         needles=("eyj",),
     ),
     Rule(
         "slack_token",
-        re.compile(r"x(?<![A-Za-z0-9_\-]x)(?:ox[a-z](?:\.xox[a-z])?|app)-[A-Za-z0-9\-]{6,}"),
+        r"x(?<![A-Za-z0-9_\-]x)(?:ox[a-z](?:\.xox[a-z])?|app)-[A-Za-z0-9\-]{6,}",
         constant("slack_token"),
         needles=("xox", "xapp-"),
     ),
     Rule(
         "github_token",
-        re.compile(r"g(?<![A-Za-z0-9_]g)(?:h[pousr]_[A-Za-z0-9]{20,}|ithub_pat_[A-Za-z0-9_]{20,})"),
+        r"g(?<![A-Za-z0-9_]g)(?:h[pousr]_[A-Za-z0-9]{20,}|ithub_pat_[A-Za-z0-9_]{20,})",
         constant("token"),
         needles=("gh", "github_pat_"),
     ),
     Rule(
         "gitlab_token",
-        re.compile(r"glpat-(?<![A-Za-z0-9_\-]glpat-)[A-Za-z0-9_\-]{20,}"),
+        r"glpat-(?<![A-Za-z0-9_\-]glpat-)[A-Za-z0-9_\-]{20,}",
         constant("token"),
         needles=("glpat-",),
     ),
     Rule(
         "huggingface_token",
-        re.compile(r"hf_(?<![A-Za-z0-9_]hf_)[A-Za-z0-9]{20,}"),
+        r"hf_(?<![A-Za-z0-9_]hf_)[A-Za-z0-9]{20,}",
         constant("token"),
         needles=("hf_",),
     ),
     Rule(
         "sk_key",
         # OpenAI-style keys and the SK of the signer docs (`sk-test-example-secret`).
-        re.compile(r"sk-(?<![A-Za-z0-9_\-]sk-)[A-Za-z0-9][A-Za-z0-9_\-]{14,}"),
+        r"sk-(?<![A-Za-z0-9_\-]sk-)[A-Za-z0-9][A-Za-z0-9_\-]{14,}",
         constant("sk"),
         needles=("sk-",),
     ),
     Rule(
         "google_oauth_token",
         # OAuth 2.0 access tokens of Google accounts and service accounts (`ya29.a0…`, `ya29.c.…`).
-        re.compile(r"ya29\.(?<![A-Za-z0-9_\-.]ya29\.)[0-9A-Za-z_\-.]{20,}"),
+        r"ya29\.(?<![A-Za-z0-9_\-.]ya29\.)[0-9A-Za-z_\-.]{20,}",
         constant("token"),
         needles=("ya29.",),
     ),
     Rule(
         "pypi_token",
         # PyPI API tokens are macaroons: `pypi-` and base64url (https://pypi.org/help/#apitoken).
-        re.compile(r"pypi-(?<![A-Za-z0-9_\-]pypi-)[A-Za-z0-9_\-]{50,}"),
+        r"pypi-(?<![A-Za-z0-9_\-]pypi-)[A-Za-z0-9_\-]{50,}",
         constant("token"),
         needles=("pypi-",),
     ),
     Rule(
         "aws_key",
-        re.compile(
-            r"A(?<![A-Za-z0-9]A)(?:KIA|SIA|GPA|IDA|ROA|IPA|NPA|NVA|BIA|CCA)[A-Z0-9]{16}(?![A-Za-z0-9])"
-        ),
+        r"A(?<![A-Za-z0-9]A)(?:KIA|SIA|GPA|IDA|ROA|IPA|NPA|NVA|BIA|CCA)[A-Z0-9]{16}(?![A-Za-z0-9])",
         constant("aws_key"),
         needles=("akia", "asia", "agpa", "aida", "aroa", "aipa", "anpa", "anva", "abia", "acca"),
     ),
     Rule(
         "google_api_key",
-        re.compile(r"AIza(?<![A-Za-z0-9_\-]AIza)[0-9A-Za-z_\-]{35}(?![A-Za-z0-9_\-])"),
+        r"AIza(?<![A-Za-z0-9_\-]AIza)[0-9A-Za-z_\-]{35}(?![A-Za-z0-9_\-])",
         constant("api_key"),
         needles=("aiza",),
     ),
     KeyedRule(
         "bearer",
-        re.compile(r"(?i:bearer)(?<![A-Za-z0-9_\-](?i:bearer))[ \t]+(?!\[MASKED)"),
-        re.compile(r"[A-Za-z0-9\-._~+/]+=*"),
+        r"(?i:bearer)(?<![A-Za-z0-9_\-](?i:bearer))[ \t]+(?!\[MASKED)",
+        r"[A-Za-z0-9\-._~+/]+=*",
         _bearer_kind,
         _marker,
         needles=("bearer",),
@@ -204,7 +202,7 @@ SHAPE_RULES: tuple[AnyRule, ...] = (
     Rule(
         "signer_access_key",
         # `SDK-HMAC-SHA256 Access=<AK>, …` outside a header (e.g. quoted in a gateway error).
-        re.compile(r"Access=(?<![A-Za-z0-9_\-]Access=)(?P<value>[A-Z0-9]{10,64})(?![A-Za-z0-9])"),
+        r"Access=(?<![A-Za-z0-9_\-]Access=)(?P<value>[A-Z0-9]{10,64})(?![A-Za-z0-9])",
         value_as("ak"),
         needles=("access=",),
     ),
@@ -212,7 +210,7 @@ SHAPE_RULES: tuple[AnyRule, ...] = (
         "azure_connection_string",
         # `DefaultEndpointsProtocol=https;AccountName=…;AccountKey=…;EndpointSuffix=…` and SAS
         # connection strings (`SharedAccessSignature=sv=…&sig=…`): a part ends at `;`.
-        re.compile(
+        (
             r"(?P<key>(?i:AccountKey|SharedAccessKey|SharedAccessSignature))"
             r"(?<![A-Za-z0-9_](?i:AccountKey))(?<![A-Za-z0-9_](?i:SharedAccessKey))"
             r"(?<![A-Za-z0-9_](?i:SharedAccessSignature))[ \t]*=[ \t]*(?P<value>[^;\s\"'\\]+)"
@@ -223,7 +221,7 @@ SHAPE_RULES: tuple[AnyRule, ...] = (
     Rule(
         "huawei_access_key",
         # A Huawei Cloud AK: 20 upper-case letters and digits (at least one of each), standing alone.
-        re.compile(r"[A-Z0-9](?<![A-Za-z0-9+/=_\-][A-Z0-9])[A-Z0-9]{19}(?![A-Za-z0-9+/_\-]|=[A-Za-z0-9])"),
+        r"[A-Z0-9](?<![A-Za-z0-9+/=_\-][A-Z0-9])[A-Z0-9]{19}(?![A-Za-z0-9+/_\-]|=[A-Za-z0-9])",
         _replace_access_key,
     ),
 )

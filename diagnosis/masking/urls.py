@@ -128,7 +128,7 @@ def _replace_url(match: re.Match[str]) -> str:
 URL_RULE = Rule(
     "url",
     # a URL ends at blanks, quotes, `<>`, a backtick or `|` (Slack's `<url|label>` links)
-    re.compile(r"""://(?<=[A-Za-z0-9+.\-]://)(?:[^\s"'<>`|\\]++|\\(?![\\"'nrt]))+"""),
+    r"""://(?<=[A-Za-z0-9+.\-]://)(?:[^\s"'<>`|\\]++|\\(?![\\"'nrt]))+""",
     _replace_url,
     needles=("://",),
 )
