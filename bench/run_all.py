@@ -1,6 +1,6 @@
 """`make bench`: every benchmark in one run, then one summary of the targets (PASS/MISS).
 
-    python -m bench.run_all [--quick] [--only one_diagnosis,scan,logscan,masking,ack,parsing]
+    python -m bench.run_all [--quick] [--only startup,one_diagnosis,scan,logscan,masking,ack,parsing]
 
 `--quick` runs small sizes (a minute or so; the figures then say little); the default is the
 full run the figures in docs/performance.md come from (several minutes: the 1,000-job scan alone takes about
@@ -17,12 +17,13 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from bench import ack, logscan, masking, one_diagnosis, parsing, scan
+from bench import ack, logscan, masking, one_diagnosis, parsing, scan, startup
 from bench.harness import BenchResult
 
 Runner = Callable[[bool], BenchResult]
 
 BENCHES: dict[str, Runner] = {
+    "startup": lambda quick: startup.run(repeat=3 if quick else startup.DEFAULT_REPEAT),
     "one_diagnosis": lambda quick: one_diagnosis.run(repeat=1 if quick else 3),
     "scan": lambda quick: scan.run(jobs=150 if quick else scan.DEFAULT_JOBS),
     "logscan": lambda quick: logscan.run(sizes_mb=(20,) if quick else logscan.DEFAULT_SIZES_MB),

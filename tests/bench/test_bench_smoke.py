@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import ack, logscan, masking, one_diagnosis, parsing, run_all, scan
+from bench import ack, logscan, masking, one_diagnosis, parsing, run_all, scan, startup
 from bench.harness import BenchResult
 from diagnosis.logs.scan import scan_stream
 
@@ -23,6 +23,16 @@ def assert_reported(result: BenchResult, output: str, *, figures: list[str]) -> 
     for key in figures:
         assert result.figures.get(key), f"figure {key!r} missing"
     assert f"Targets ({result.title})" in output
+
+
+def test_startup(capsys: pytest.CaptureFixture[str]) -> None:
+    result = startup.run(repeat=1, warm_up=0)
+    output = capsys.readouterr().out
+    labels = [command.label for command in startup.commands()[1:]]
+    assert_reported(result, output, figures=[*labels, "reference"])
+    # --help and both replays are checked against the reference measured in the same run.
+    assert [check.limit for check in result.checks] == [1.5, 2.5, 2.5]
+    assert "import httpx, pydantic" in output and "load average" in output
 
 
 def test_one_diagnosis(capsys: pytest.CaptureFixture[str]) -> None:
@@ -122,4 +132,12 @@ def test_ack(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_run_all_names_the_machine() -> None:
     assert run_all.machine().startswith(f"{os.cpu_count()} cores")
-    assert set(run_all.BENCHES) == {"one_diagnosis", "scan", "logscan", "masking", "ack", "parsing"}
+    assert set(run_all.BENCHES) == {
+        "startup",
+        "one_diagnosis",
+        "scan",
+        "logscan",
+        "masking",
+        "ack",
+        "parsing",
+    }
