@@ -164,6 +164,11 @@ MODELARTS_CODES: dict[str, str] = {
 # errors: https://www.hiascend.com/document/detail/en/canncommercial/800/maintenref/troubleshooting/troubleshooting_0226.html
 ASCEND_CODE_PATTERN = r"^E[0-9A-Z][0-9]{4}$"
 
+# AscendCL return codes (aclError): six digits, the first the class (1 environment or code logic,
+# 2 resources such as memory, 3 services, 5 internal errors):
+# https://www.hiascend.com/document/detail/en/canncommercial/800/apiref/appdevgapi/aclcppdevg_03_1345.html
+ACL_RETURN_CODE_PATTERN = r"^[1235][0-9]{5}$"
+
 # torch_npu error codes: `ERR` + 2-digit module + 3-digit type; modules 00 PTA, 01 OPS, 02 DIST,
 # 04 PROF; types 001 invalid parameter, 002 invalid type, 005 internal error, 010 system call
 # failed, 999 application exception:

@@ -116,6 +116,11 @@ ASCEND = (
     "Ascend CANN troubleshooting, error codes: "
     "https://www.hiascend.com/document/detail/en/canncommercial/800/maintenref/troubleshooting/troubleshooting_0226.html"
 )
+# AscendCL's return codes: 2XXXXX are resource shortages (memory, streams) the program can avoid.
+ACL_RETURN_CODES = (
+    "AscendCL return codes (aclError): "
+    "https://www.hiascend.com/document/detail/en/canncommercial/800/apiref/appdevgapi/aclcppdevg_03_1345.html"
+)
 TORCH_NPU = (
     "Ascend Extension for PyTorch (torch_npu) troubleshooting, error codes: "
     "https://www.hiascend.com/document/detail/zh/Pytorch/600/comref/troubleshooting/trbst_0003.html"
@@ -784,6 +789,40 @@ ENTRIES: tuple[Entry, ...] = (
         (
             check("code.EL0004.step.1"),
             change("code.EL0004.step.2"),
+        ),
+        ASCEND,
+    ),
+    Entry(
+        "207001",
+        "ascend",
+        t("code.207001.meaning"),
+        t("code.207001.cause"),
+        (
+            check("code.207001.step.1"),
+            change("code.207001.step.2"),
+        ),
+        ACL_RETURN_CODES,
+        aliases=("ACL_ERROR_RT_MEMORY_ALLOCATION",),
+    ),
+    Entry(
+        "EI0002",
+        "ascend",
+        t("code.EI0002.meaning"),
+        t("code.EI0002.cause"),
+        (
+            check("code.EI0002.step.1"),
+            change("code.EI0002.step.2"),
+        ),
+        ASCEND,
+    ),
+    Entry(
+        "EI0006",
+        "ascend",
+        t("code.EI0006.meaning"),
+        t("code.EI0006.cause"),
+        (
+            check("code.EI0006.step.1"),
+            change("code.EI0006.step.2"),
         ),
         ASCEND,
     ),

@@ -222,12 +222,12 @@ def explain(code: str | int, *, lang: str = "en") -> Explanation | None:
     text = normalize_code(str(code))
     if not text:
         return None
-    if _EXIT_CODE.match(text):
-        return _exit_code(int(text), language)
     key = text.upper()
     entry = _INDEX.get(key)
-    if entry is not None:
+    if entry is not None:  # a numeric platform code (AscendCL's 207001) is not an exit code
         return _from_entry(entry, language)
+    if _EXIT_CODE.match(text):
+        return _exit_code(int(text), language)
     npu = _TORCH_NPU.match(key)
     if npu:
         return _torch_npu(key, npu.group(1), npu.group(2), language)

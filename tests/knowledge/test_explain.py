@@ -10,6 +10,7 @@ import pytest
 from cli.main import main
 from diagnosis.knowledge.catalogue import ENTRIES, TORCH_NPU_MODULES, TORCH_NPU_TYPES, Entry
 from diagnosis.knowledge.explain import LANGUAGES, Explanation, catalogue_codes, explain, unknown_message
+from diagnosis.logs.rules import LINE_RULES
 from diagnosis.render.i18n import UnsupportedLanguage
 from tests import upstream_facts as facts
 
@@ -154,7 +155,33 @@ def test_gateway_and_modelarts_rows_are_all_documented_codes() -> None:
 
 @pytest.mark.parametrize("entry", [e for e in ENTRIES if e.family == "ascend"], ids=lambda e: e.code)
 def test_ascend_rows_have_the_documented_code_shape(entry: Entry) -> None:
-    assert re.match(facts.ASCEND_CODE_PATTERN, entry.code), entry.code
+    pattern = facts.ACL_RETURN_CODE_PATTERN if entry.code.isdigit() else facts.ASCEND_CODE_PATTERN
+    assert re.match(pattern, entry.code), entry.code
+
+
+def _codes_named_by_log_rows() -> list[str]:
+    """The literal codes a log row quotes as the finding's code (`code=r"(EI0002|EI0006)"`),
+    plus the AscendCL return code the device-allocation row reads."""
+    named = ["207001"]
+    for rule in LINE_RULES:
+        literal = re.fullmatch(r"\(((?:[A-Z0-9]+\|)*[A-Z0-9]+)\)", rule.code or "")
+        if literal:
+            named.extend(literal.group(1).split("|"))
+    return named
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("code", _codes_named_by_log_rows())
+def test_every_code_a_log_row_quotes_is_explained(code: str, lang: str) -> None:
+    explanation = explain(code, lang=lang)
+    assert explanation is not None, f"a report quotes {code}; add it to diagnosis/knowledge/catalogue.py"
+    assert explanation.family == "ascend" and explanation.what_to_do
+
+
+def test_a_numeric_platform_code_is_not_read_as_an_exit_code() -> None:
+    explanation = explain("207001")
+    assert explanation is not None and "ACL_ERROR_RT_MEMORY_ALLOCATION" in explanation.meaning
+    assert explain("ACL_ERROR_RT_MEMORY_ALLOCATION") == explanation
 
 
 def test_torch_npu_modules_and_types_are_the_documented_ones() -> None:
