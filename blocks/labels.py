@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from diagnosis.render.compose import compose
 from diagnosis.render.i18n import Catalogue, check_language
 
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
@@ -22,9 +23,10 @@ def _template(key: str, lang: str) -> str:
 
 
 def label(key: str, lang: str, /, **values: Any) -> str:
-    """The label in `lang`."""
+    """The label in `lang`, filled as every catalogue template is (no doubled full stop where a
+    value's sentence meets the template's punctuation)."""
     template = _template(key, lang)
-    return template.format(**values) if values else template
+    return compose(template, values) if values else template
 
 
 class Mention(str):
@@ -42,4 +44,4 @@ def label_mrkdwn(key: str, lang: str, /, **values: Any) -> str:
         name: f"<@{value}>" if isinstance(value, Mention) else escape_mrkdwn(str(value))
         for name, value in values.items()
     }
-    return template.format(**rendered) if rendered else template
+    return compose(template, rendered) if rendered else template

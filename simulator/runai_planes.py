@@ -1,4 +1,4 @@
-"""How Run:ai control planes of different releases answer where they differ (`diagnose sim --plane`).
+"""How Run:ai control planes of different releases answer where they differ (`diagnose sim --runai-plane`).
 
 Each release's OpenAPI document is the source; NVIDIA's client generated from it (runapy 1.2NN
 for control plane 2.NN, https://github.com/runai-professional-services/runapy) shows each

@@ -92,3 +92,14 @@ def test_progress_messages_in_every_language(lang: str) -> None:
         assert_message_within_limits(message.payload())
     shown = str(scan_progress_message(what="w", user="U1", lang=lang, done=3, total=7).blocks)
     assert "3" in shown and "7" in shown
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_label_is_filled_as_every_catalogue_template_is(lang: str) -> None:
+    """A value that ends its sentence meets the label's own full stop once, not twice, and
+    label_mrkdwn escapes what it fills in the same way."""
+    plain = label("scan_none_runai", lang, lookback="7d.")
+    assert ".." not in plain and "。。" not in plain
+    assert "7d" in plain
+    escaped = label_mrkdwn("scan_none_runai", lang, lookback="<7d>.")
+    assert "&lt;7d&gt;" in escaped and ".." not in escaped
