@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import diagnosis
 from cli.main import UsageError
+from cli.messages import say
 from diagnosis.masking import MaskingFilter
 
 if TYPE_CHECKING:
@@ -106,18 +107,18 @@ def handle(args: argparse.Namespace) -> int:
     bot_token = _secret(settings.bot_token)
     if os.environ.get("SLACK_CLIENT_ID") and os.environ.get("SLACK_CLIENT_SECRET"):
         # Bolt would switch to OAuth (an installation store) and ignore the single bot token.
-        raise UsageError("unset SLACK_CLIENT_ID / SLACK_CLIENT_SECRET: this bot runs with a single bot token")
-    tokens = {"SLACK_BOT_TOKEN": (bot_token, "the xoxb- bot token of the Slack app")}
+        raise UsageError(say("error.bot_oauth"))
+    tokens = {"SLACK_BOT_TOKEN": (bot_token, say("bot.token.bot"))}
     secret = _secret(settings.signing_secret)
     app_token = _secret(settings.app_token)
     if args.role == "worker":
-        _require_tokens("The worker", tokens)
+        _require_tokens(say("bot.mode.worker"), tokens)
     elif args.http:
-        tokens["SLACK_SIGNING_SECRET"] = (secret, "Basic Information → Signing Secret")
-        _require_tokens("HTTP mode", tokens)
+        tokens["SLACK_SIGNING_SECRET"] = (secret, say("bot.token.signing_secret"))
+        _require_tokens(say("bot.mode.http"), tokens)
     else:
-        tokens["SLACK_APP_TOKEN"] = (app_token, "an xapp- app-level token with connections:write")
-        _require_tokens("Socket Mode", tokens, alternative="or run with --http and SLACK_SIGNING_SECRET")
+        tokens["SLACK_APP_TOKEN"] = (app_token, say("bot.token.app"))
+        _require_tokens(say("bot.mode.socket"), tokens, alternative=say("bot.alternative_http"))
     backend_factory = _backend_factory(args, settings)
     backend_factory()  # fail early (bad directory, bad policy) before serving
     assert bot_token is not None
@@ -161,11 +162,18 @@ def _require_tokens(
     mode: str, tokens: dict[str, tuple[str | None, str]], *, alternative: str | None = None
 ) -> None:
     """One line naming every missing variable (and what it is), never a traceback."""
-    missing = [f"{name} ({what})" for name, (value, what) in tokens.items() if not value]
+    missing = [
+        say("bot.missing_item", name=name, what=what) for name, (value, what) in tokens.items() if not value
+    ]
     if missing:
-        tail = f"; {alternative}" if alternative else ""
-        them = "them" if len(missing) > 1 else "it"
-        raise UsageError(f"{mode} needs {' and '.join(missing)}: set {them} in the environment{tail}")
+        sentence = say(
+            "bot.missing.many" if len(missing) > 1 else "bot.missing.one",
+            mode=mode,
+            missing=say("bot.missing_and").join(missing),
+        )
+        if alternative:
+            sentence = say("bot.missing.alternative", sentence=sentence, alternative=alternative)
+        raise UsageError(sentence)
 
 
 def _backend_factory(args: argparse.Namespace, settings: BotSettings) -> BackendFactory:
@@ -183,7 +191,7 @@ def _backend_factory(args: argparse.Namespace, settings: BotSettings) -> Backend
         directory = BUILTIN_BUNDLES
         log.warning("no access policy (DIAGNOSE_POLICY): answering from the demo bundles only")
     if directory is not None and not directory.is_dir():
-        raise UsageError(f"--bundles {directory}: not a directory")
+        raise UsageError(say("error.bundles_not_directory", folder=directory))
 
     def make() -> tuple[DiagnosisBackend, Policy]:
         if directory is not None:
@@ -194,7 +202,7 @@ def _backend_factory(args: argparse.Namespace, settings: BotSettings) -> Backend
             except BundleError as exc:
                 raise UsageError(str(exc)) from None
             if not backend.bundles and not backend.scan_bundles:
-                raise UsageError(f"no evidence bundle in {directory}")
+                raise UsageError(say("error.no_bundle_in", folder=directory))
             return backend, policy
         return LiveBackend(), policy
 

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from cli.messages import say
 from diagnosis.models import Diagnosis, Exchange
 from diagnosis.render.charts.figure import ChartResult
 from diagnosis.render.charts.memory import render_memory_chart
@@ -41,7 +42,7 @@ def write_chart(
     if not path:
         return None
     chart = render_memory_chart(diagnosis, exchanges, lang=lang)
-    return _write(chart, Path(path), what="memory use vs limit")
+    return _write(chart, Path(path), written="chart.written.memory")
 
 
 def write_scan_chart(
@@ -52,14 +53,14 @@ def write_scan_chart(
     path = getattr(args, "chart", None)
     if not path:
         return None
-    return _write(render_scan_chart(scan_result_json, lang=lang), Path(path), what="scan summary")
+    return _write(render_scan_chart(scan_result_json, lang=lang), Path(path), written="chart.written.scan")
 
 
-def _write(result: ChartResult, path: Path, *, what: str) -> str:
+def _write(result: ChartResult, path: Path, *, written: str) -> str:
     if result.png is None:
-        return f"chart: {result.reason}, no chart written"
+        return say("chart.not_written", reason=result.reason)
     try:
         path.write_bytes(result.png)
     except OSError as exc:
-        return f"chart: cannot write {path}: {exc.strerror or type(exc).__name__}"
-    return f"chart: {what} written to {path}"
+        return say("chart.cannot_write", path=path, reason=exc.strerror or type(exc).__name__)
+    return say(written, path=path)

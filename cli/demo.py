@@ -17,6 +17,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from cli.messages import say
 from diagnosis import engine
 from diagnosis.bundle import Bundle
 from diagnosis.masking import mask_root_logging
@@ -75,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         (path, bundle) for path, bundle in pairs if options.only is None or options.only in path.name
     ]
     if not scenarios:
-        print(f"no scenario bundles under {options.examples}", file=sys.stderr)
+        print(say("demo.none", folder=options.examples), file=sys.stderr)
         return 1
     summary: list[tuple[str, str, str, str, int, float]] = []
     with (
@@ -83,16 +84,14 @@ def main(argv: list[str] | None = None) -> int:
         SimServer(bundles, modelarts_keys=(DEMO_ACCESS_KEY, DEMO_SECRET_KEY)) as sim,
         platform_environment(sim, Path(folder), bundles=bundles),
     ):
-        print(f"Simulated Run:ai, Kubernetes and ModelArts at {sim.base_url} ({len(bundles)} scenarios)\n")
+        print(say("demo.intro", url=sim.base_url, count=len(bundles)))
         for path, bundle in scenarios:
             started = time.perf_counter()
             diagnosis = asyncio.run(diagnose_live(Scenario(scenario_name(path), bundle)))
             elapsed = time.perf_counter() - started
             lang = engine.resolve_lang(bundle.platform, None)
             print("=" * 100)
-            print(
-                f"{path.relative_to(options.examples)}  [{bundle.platform}, live client against the simulator]"
-            )
+            print(say("demo.scenario", path=path.relative_to(options.examples), platform=bundle.platform))
             print("=" * 100)
             print(render_markdown(diagnosis, lang=lang))
             print()
@@ -106,10 +105,17 @@ def main(argv: list[str] | None = None) -> int:
                     elapsed,
                 )
             )
-    print("Summary")
-    print(f"{'scenario':<44} {'outcome':<18} {'category / route':<30} {'conf.':<7} {'calls':>5} {'time':>7}")
+    print(say("demo.summary"))
+    scenario_title, outcome_title = say("demo.column.scenario"), say("demo.column.outcome")
+    category_title, confidence_title = say("demo.column.category"), say("demo.column.confidence")
+    calls_title, time_title = say("demo.column.calls"), say("demo.column.time")
+    print(
+        f"{scenario_title:<44} {outcome_title:<18} {category_title:<30} "
+        f"{confidence_title:<7} {calls_title:>5} {time_title:>7}"
+    )
     for name, outcome, category, confidence, calls, elapsed in summary:
-        print(f"{name:<44} {outcome:<18} {category:<30} {confidence:<7} {calls:>5} {elapsed:>6.2f}s")
+        seconds = say("demo.seconds", seconds=elapsed)
+        print(f"{name:<44} {outcome:<18} {category:<30} {confidence:<7} {calls:>5} {seconds:>7}")
     return 0
 
 

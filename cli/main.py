@@ -88,8 +88,10 @@ def masked_message(message: str) -> str:
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         # argparse repeats the rejected value (`invalid choice: '…'`): it may be a pasted secret.
+        from cli.messages import say
+
         self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {masked_message(message)}\n")
+        self.exit(2, say("error.line", prog=self.prog, message=masked_message(message)) + "\n")
 
 
 def add_output_options(parser: argparse.ArgumentParser, *, langs: Sequence[str]) -> None:
@@ -203,9 +205,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args, extras = parser.parse_known_args(arguments)
     typed: argparse.ArgumentParser = getattr(args, "usage_parser", parser)
+    from cli.messages import speaking
+
+    # The command's own words in its --lang (argparse checked it is one of the languages).
+    with speaking(getattr(args, "lang", None)):
+        return _run(args, typed, extras)
+
+
+def _run(args: argparse.Namespace, typed: argparse.ArgumentParser, extras: list[str]) -> int:
+    from cli.messages import say
+
     if extras:
         # argparse would report these at the top level; the subcommand typed is the one to show.
-        typed.error(f"unrecognized arguments: {' '.join(extras)}")
+        typed.error(say("error.unrecognized", arguments=" ".join(extras)))
     handler = getattr(args, "handler", None)
     if handler is None:
         typed.print_help(sys.stderr)
@@ -216,7 +228,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(exc, ArgumentsError):
             typed.print_usage(sys.stderr)
         prog = typed.prog if isinstance(exc, ArgumentsError) else "diagnose"
-        print(f"{prog}: error: {masked_message(str(exc))}", file=sys.stderr)
+        print(say("error.line", prog=prog, message=masked_message(str(exc))), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from cli.main import ArgumentsError, UsageError
+from cli.messages import say
 
 DEFAULT_PORT = 8765
 
@@ -69,7 +70,9 @@ def handle(args: argparse.Namespace) -> int:
         settings = McpSettings()
     except ValidationError as exc:
         first = exc.errors()[0]
-        raise UsageError(f"DIAGNOSE_MCP_{str(first['loc'][0]).upper()}: {first['msg']}") from None
+        raise UsageError(
+            say("error.mcp_setting", name=str(first["loc"][0]).upper(), reason=first["msg"])
+        ) from None
     overrides: dict[str, Any] = {}
     if args.policy:
         overrides["policy"] = Path(args.policy)
@@ -77,11 +80,11 @@ def handle(args: argparse.Namespace) -> int:
         overrides["audit"] = Path(args.audit)
     if args.timeout is not None:
         if args.timeout <= 0:
-            raise ArgumentsError("--timeout must be above 0 seconds")
+            raise ArgumentsError(say("error.mcp_timeout"))
         overrides["timeout"] = args.timeout
     settings = settings.model_copy(update=overrides)
     if not 0 < args.port < 65536:
-        raise ArgumentsError(f"--port {args.port}: use a port between 1 and 65535")
+        raise ArgumentsError(say("error.port_range", port=args.port))
 
     from mcp_face import server  # the MCP SDK, only now
 
@@ -97,5 +100,5 @@ def handle(args: argparse.Namespace) -> int:
     except SettingsError as exc:
         raise UsageError(str(exc)) from None
     except OSError as exc:
-        raise UsageError(f"cannot serve: {exc.strerror or exc}") from None
+        raise UsageError(say("error.cannot_serve", reason=exc.strerror or exc)) from None
     return 0

@@ -33,6 +33,7 @@ from cli.main import (
     resolve_now,
     run_async,
 )
+from cli.messages import say
 from cli.support import check_scan_limits, emit_scan, print_note, read_bundle
 from diagnosis import engine
 from diagnosis.evidence.capture import build_bundle, write_bundle
@@ -141,9 +142,7 @@ LOG_URL_EXIT_STATUS = (
 
 def handle_diagnose(args: argparse.Namespace) -> int:
     if not args.job_id and not args.job_name:
-        raise ArgumentsError(
-            "give --job-id or --job-name (the region-wide scan of abnormal jobs is `diagnose modelarts scan`)"
-        )
+        raise ArgumentsError(say("error.modelarts_identifier"))
     lang = engine.resolve_lang("modelarts", args.lang)
     now = resolve_now(args.as_of)
     request = DiagnoseRequest(
@@ -174,7 +173,7 @@ def handle_diagnose(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
     except OSError as exc:
-        raise UsageError(f"cannot write {args.capture}: {exc.strerror or exc}") from None
+        raise UsageError(say("error.cannot_write", path=args.capture, reason=exc.strerror or exc)) from None
     emit(diagnosis, args, lang=lang)
     print_note(write_chart(args, diagnosis, exchanges, lang=lang))
     return exit_status(diagnosis)
@@ -191,13 +190,19 @@ def _progress_printer() -> Callable[[ScanProgress], None]:
             name = f" {mask(progress.job_name)}" if progress.job_name else ""
             end = "\n" if progress.done == progress.total else ""
             print(
-                f"\rscan: {progress.done}/{progress.total} diagnosed{name}\033[K",
+                "\r"
+                + say("scan.modelarts.progress", done=progress.done, total=progress.total)
+                + f"{name}\033[K",
                 end=end,
                 file=sys.stderr,
                 flush=True,
             )
         elif progress.done in (0, progress.total):
-            print(f"scan: {progress.done}/{progress.total} diagnosed", file=sys.stderr, flush=True)
+            print(
+                say("scan.modelarts.progress", done=progress.done, total=progress.total),
+                file=sys.stderr,
+                flush=True,
+            )
 
     return show
 
@@ -206,7 +211,7 @@ def handle_scan(args: argparse.Namespace) -> int:
     lang = engine.resolve_lang("modelarts", args.lang)
     check_scan_limits(args)
     if args.bundle and args.capture:
-        raise ArgumentsError("--capture records a live scan: with --bundle, the scan is read from that file")
+        raise ArgumentsError(say("error.capture_with_bundle"))
     bundle = read_bundle(args.bundle, platform="modelarts") if args.bundle else None
     # Offline, "now" is the moment the scan was recorded unless --as-of (or DIAGNOSE_NOW) says.
     pinned = args.as_of or os.environ.get("DIAGNOSE_NOW")
@@ -249,7 +254,9 @@ def handle_scan(args: argparse.Namespace) -> int:
         try:
             write_bundle(args.capture, build_bundle(scope, recorder, captured_at=now))
         except OSError as exc:
-            raise UsageError(f"cannot write --capture {args.capture}: {exc.strerror or exc}") from None
+            raise UsageError(
+                say("error.cannot_write_capture", path=args.capture, reason=exc.strerror or exc)
+            ) from None
     emit_scan(result, args, markdown=lambda: render_scan_markdown(result, lang=lang))
     print_note(write_scan_chart(args, result.to_json_dict(), lang=lang))
     return 0
@@ -266,7 +273,7 @@ def handle_log_url(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
     except LogUrlError as exc:
-        print(f"diagnose: {mask(str(exc))}", file=sys.stderr)
+        print(say("error.log_url", reason=mask(str(exc))), file=sys.stderr)
         return EXIT_NOT_DIAGNOSED
     # The one string exempt from masking (the link is what was asked for): stdout only, never logged.
     print(link)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from cli.main import UsageError
+from cli.messages import say
 
 
 def register(subparsers: Any) -> None:
@@ -41,12 +42,12 @@ def handle(args: argparse.Namespace) -> int:
 
     bundles = Path(args.bundles)
     if not bundles.is_dir():
-        raise UsageError(f"--bundles {bundles}: not a directory")
+        raise UsageError(say("error.bundles_not_directory", folder=bundles))
     try:
         with running_playground(bundles=bundles, port=args.port) as playground:
-            print(f"playground: open {playground.page.url}  (Ctrl-C to stop)", flush=True)
-            print(f"  the bot: {playground.bot_url} (log: {playground.bot_log})", flush=True)
-            print(f"  the simulated platforms: {playground.sim.base_url}", flush=True)
+            print(say("playground.open", url=playground.page.url), flush=True)
+            print(say("playground.bot", url=playground.bot_url, log=playground.bot_log), flush=True)
+            print(say("playground.sim", url=playground.sim.base_url), flush=True)
             try:
                 while True:
                     time.sleep(3600)
@@ -55,5 +56,5 @@ def handle(args: argparse.Namespace) -> int:
     except PlaygroundError as exc:
         raise UsageError(str(exc)) from None
     except OSError as exc:
-        raise UsageError(f"cannot start the playground: {exc.strerror or exc}") from None
+        raise UsageError(say("error.playground_start", reason=exc.strerror or exc)) from None
     return 0

@@ -15,11 +15,12 @@ from typing import Any
 
 from blocks.kit import Block, SlackMessage
 from blocks.preview.chromium import PreviewError, screenshot
-from blocks.preview.fonts import missing_fonts_note
+from blocks.preview.fonts import font_package, fonts_cover
 from blocks.preview.html import ThreadFile, render_html
 from blocks.prompts import log_link_button, rerun_button, retry_button
 from blocks.report import report_message
 from cli.main import ArgumentsError, UsageError, run_async
+from cli.messages import say
 from cli.support import read_bundle
 from diagnosis import engine
 from diagnosis.bundle import Bundle
@@ -104,19 +105,33 @@ def write_preview(
     return PreviewFiles(html=html_path, png=png_path, memory_png=memory_png, notes=tuple(notes))
 
 
+def missing_fonts_note(lang: str) -> str | None:
+    """One line for stderr (in the command's language) when the screenshot cannot show `lang`'s
+    text, or when that could not be checked."""
+    covered = fonts_cover(lang)
+    if covered:
+        return None
+    language = say(f"language.{lang}")
+    if covered is None:
+        return say("fonts.unchecked", language=language)
+    return say("fonts.missing", language=language, package=font_package(lang))
+
+
 def handle(args: argparse.Namespace) -> int:
     bundle = read_bundle(args.bundle)
     if args.width < 200 or args.width > 4000:
-        raise ArgumentsError("--width must be between 200 and 4000 pixels")
+        raise ArgumentsError(say("error.preview_width"))
     lang = engine.resolve_lang(bundle.platform, args.lang)
     diagnosis = run_async(lambda: engine.replay(bundle, lang=lang))
     out_dir = Path(args.out)
     try:
         files = write_preview(bundle, diagnosis, out_dir, lang=lang, width=args.width)
     except PreviewError as exc:
-        raise UsageError(f"{exc} ({out_dir / 'report.html'} was written)") from None
+        raise UsageError(say("error.preview_written", reason=exc, path=out_dir / "report.html")) from None
     except OSError as exc:
-        raise UsageError(f"cannot write into {out_dir}: {exc.strerror or type(exc).__name__}") from None
+        raise UsageError(
+            say("error.cannot_write_into", folder=out_dir, reason=exc.strerror or type(exc).__name__)
+        ) from None
     for note in files.notes:
         print(note, file=sys.stderr)
     for path in (files.html, files.png, files.memory_png):

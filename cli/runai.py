@@ -32,6 +32,7 @@ from cli.main import (
     resolve_now,
     run_async,
 )
+from cli.messages import said, say
 from cli.support import check_scan_limits, emit_scan, print_note, read_bundle
 from diagnosis import engine
 from diagnosis.evidence.capture import build_bundle, write_bundle
@@ -136,9 +137,9 @@ def register(subparsers: Any) -> None:
 
 def request_from_args(args: argparse.Namespace) -> DiagnoseRequest:
     if not args.cluster_id:
-        raise ArgumentsError("--cluster-id is required: the diagnosis never guesses the cluster")
+        raise ArgumentsError(say("error.runai_cluster"))
     if not args.workload_id and not (args.workload_name and args.project):
-        raise ArgumentsError("give --workload-id, or --name together with --project")
+        raise ArgumentsError(say("error.runai_identifier"))
     _check_lookback_and_query(args)
     return DiagnoseRequest(
         platform="runai",
@@ -156,7 +157,7 @@ def _check_lookback_and_query(args: argparse.Namespace) -> None:
     try:
         parse_duration(args.lookback)
     except ValueError as exc:
-        raise ArgumentsError(f"--lookback: {exc}") from None
+        raise ArgumentsError(say("error.lookback", reason=exc)) from None
     _check_query(args.query)
 
 
@@ -168,7 +169,7 @@ def _check_query(query: str | None) -> None:
         jmespath.compile(query)
     except JMESPathError as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise ArgumentsError(f"invalid --query expression {query!r}: {reason}") from None
+        raise ArgumentsError(say("error.query", query=repr(query), reason=reason)) from None
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -187,12 +188,14 @@ def handle(args: argparse.Namespace) -> int:
     try:
         diagnosis, recorder = run_async(run)
     except ConfigError as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError(said(exc)) from None
     if args.capture and recorder is not None:
         try:
             write_bundle(args.capture, build_bundle(request, recorder, captured_at=now))
         except OSError as exc:
-            raise UsageError(f"cannot write --capture {args.capture}: {exc.strerror or exc}") from None
+            raise UsageError(
+                say("error.cannot_write_capture", path=args.capture, reason=exc.strerror or exc)
+            ) from None
     emit(diagnosis, args, lang=lang)
     print_note(write_chart(args, diagnosis, recorder.exchanges if recorder is not None else [], lang=lang))
     return exit_status(diagnosis)
@@ -213,13 +216,13 @@ class ProgressBar:
         if self.live:
             filled = self.WIDTH * done // total if total else self.WIDTH
             bar = "#" * filled + "-" * (self.WIDTH - filled)
-            self.stream.write(f"\rscan: [{bar}] {done}/{total} workloads diagnosed\033[K")
+            self.stream.write("\r" + say("scan.runai.progress", bar=bar, done=done, total=total) + "\033[K")
             self.stream.flush()
             self.drawn = True
 
     def listing(self) -> None:
         if self.live:
-            self.stream.write("scan: listing the failed workloads…\033[K")
+            self.stream.write(say("scan.runai.listing") + "\033[K")
             self.stream.flush()
             self.drawn = True
 
@@ -228,11 +231,11 @@ class ProgressBar:
         if self.live and self.drawn:
             self.stream.write("\n")
         if result.failure is not None:
-            line = "scan: the failed workloads could not be listed"
+            line = say("scan.runai.not_listed")
         else:
-            line = f"scan: {len(result.results)}/{len(result.results)} workloads diagnosed"
+            line = say("scan.runai.done", done=len(result.results), total=len(result.results))
         if result.throttled:
-            line += f" (the platform throttled the scan {result.throttled} time(s))"
+            line = say("scan.runai.throttled", line=line, count=result.throttled)
         if not self.live or result.throttled or result.failure is not None:
             self.stream.write(line + "\n")
         self.stream.flush()
@@ -247,7 +250,7 @@ def _scan_now(args: argparse.Namespace, bundle_captured_at: datetime | None) -> 
 
 def handle_scan(args: argparse.Namespace) -> int:
     if not args.cluster_id:
-        raise ArgumentsError("--cluster-id is required: a scan never guesses the cluster")
+        raise ArgumentsError(say("error.runai_scan_cluster"))
     check_scan_limits(args)
     _check_lookback_and_query(args)
     try:
@@ -255,7 +258,7 @@ def handle_scan(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise ArgumentsError(str(exc)) from None
     if args.bundle and args.capture:
-        raise ArgumentsError("--capture records a live scan: with --bundle, the scan is read from that file")
+        raise ArgumentsError(say("error.capture_with_bundle"))
     lang = engine.resolve_lang("runai", args.lang)
     bundle = read_bundle(args.bundle, platform="runai") if args.bundle else None
     # Every answer of the scan (the listing, then each workload's calls) in one bundle naming no job.
@@ -294,7 +297,7 @@ def handle_scan(args: argparse.Namespace) -> int:
     try:
         result: ScanResult = run_async(run)
     except ConfigError as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError(said(exc)) from None
     bar.finish(result)
     if recorder is not None:
         scope = DiagnoseRequest(
@@ -303,7 +306,9 @@ def handle_scan(args: argparse.Namespace) -> int:
         try:
             write_bundle(args.capture, build_bundle(scope, recorder, captured_at=now))
         except OSError as exc:
-            raise UsageError(f"cannot write --capture {args.capture}: {exc.strerror or exc}") from None
+            raise UsageError(
+                say("error.cannot_write_capture", path=args.capture, reason=exc.strerror or exc)
+            ) from None
     emit_scan(result, args, markdown=lambda: render_scan_markdown(result, lang=lang))
     print_note(write_scan_chart(args, result.to_json_dict(), lang=lang))
     return 0

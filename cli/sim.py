@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from cli.main import ArgumentsError, UsageError
+from cli.messages import say
 from diagnosis.bundle import Bundle
 from diagnosis.evidence.bundles import BundleError
 from simulator.environment import (
@@ -73,15 +74,15 @@ def register(subparsers: Any) -> None:
 def load_scenarios(folder: str) -> tuple[list[tuple[Path, Bundle]], list[Skipped]]:
     """The bundles of `folder`, each file skipped named on stderr with its reason."""
     if not Path(folder).is_dir():
-        raise UsageError(f"--bundles {folder}: not a folder")
+        raise UsageError(say("error.bundles_not_folder", folder=folder))
     try:
         pairs, skipped = load_bundles_reporting(folder)
     except BundleError as exc:
         raise UsageError(str(exc)) from None
     for item in skipped:
-        print(f"diagnose: skipped {item.path}: {item.reason}", file=sys.stderr)
+        print(say("sim.skipped", path=item.path, reason=item.reason), file=sys.stderr)
     if not pairs:
-        raise UsageError(f"--bundles {folder}: no evidence bundle to serve")
+        raise UsageError(say("error.bundles_empty", folder=folder))
     return pairs, skipped
 
 
@@ -115,12 +116,12 @@ def _examples(scenarios: list[Scenario]) -> list[str]:
 def banner(url: str, environment: dict[str, str], scenarios: list[Scenario], *, served: int) -> str:
     """What `diagnose sim` prints once it serves: a sourceable block of `export` lines."""
     lines = [
-        f"# diagnose sim: {served} bundle{'' if served == 1 else 's'} at {url} (Ctrl-C to stop)",
-        "# Paste into another shell (or save this output and source it) to point the live CLI here:",
+        say("sim.banner.one" if served == 1 else "sim.banner.many", served=served, url=url),
+        say("sim.banner.paste"),
         *export_lines(environment),
-        "# Then ask about a scenario, each at the moment it was recorded, e.g.:",
+        say("sim.banner.then"),
         *(f"#   {line}" for line in _examples(scenarios)),
-        "# Every scenario's command: diagnose try --list; one run with everything set: diagnose try SCENARIO",
+        say("sim.banner.try"),
     ]
     return "\n".join(lines)
 
@@ -130,7 +131,7 @@ def _keys(text: str | None) -> tuple[str, str]:
         return DEMO_ACCESS_KEY, DEMO_SECRET_KEY
     access_key, separator, secret_key = text.partition(":")
     if not separator or not access_key or not secret_key:
-        raise ArgumentsError("--modelarts-keys: give AK:SK (the access key, a colon, the secret key)")
+        raise ArgumentsError(say("sim.keys"))
     return access_key, secret_key
 
 
@@ -141,7 +142,7 @@ def handle(args: argparse.Namespace) -> int:
         try:
             latency[op] = float(seconds)
         except ValueError:
-            raise ArgumentsError(f"invalid --latency-op {item!r}: use OP=SECONDS") from None
+            raise ArgumentsError(say("sim.latency_op", item=repr(item))) from None
     faults: dict[str, list[Fault]] = defaultdict(list)
     for item in args.fault:
         try:

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable
 
 from cli.main import ArgumentsError, UsageError
+from cli.messages import say
 from diagnosis.bundle import Bundle
 from diagnosis.evidence.bundles import BundleError, load_bundle
 from diagnosis.models import Platform
@@ -25,14 +26,18 @@ def read_bundle(path: str, *, platform: Platform | None = None) -> Bundle:
     except BundleError as exc:
         raise UsageError(str(exc)) from None
     if platform is not None and bundle.platform != platform:
-        raise UsageError(f"{path} is a {bundle.platform} bundle, not a {PLATFORM_NAMES[platform]} one")
+        raise UsageError(
+            say(
+                "error.wrong_platform", path=path, platform=bundle.platform, expected=PLATFORM_NAMES[platform]
+            )
+        )
     return bundle
 
 
 def check_scan_limits(args: argparse.Namespace) -> None:
     """`--concurrency` and `--rate`, checked before any call is made."""
     if args.concurrency < 1 or args.rate <= 0:
-        raise ArgumentsError("--concurrency must be at least 1 and --rate above 0")
+        raise ArgumentsError(say("error.scan_limits"))
 
 
 def emit_scan(result: ScanResultBase, args: argparse.Namespace, *, markdown: Callable[[], str]) -> None:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from cli.main import ArgumentsError
+from cli.messages import say
 from cli.sim import load_scenarios
 from simulator.environment import (
     BUILTIN_SCENARIOS,
@@ -99,8 +100,8 @@ def _find(scenarios: list[Scenario], name: str) -> Scenario:
         if item.name == name:
             return item
     close = difflib.get_close_matches(name, [item.name for item in scenarios], n=1)
-    hint = f"did you mean {close[0]}? " if close else ""
-    raise ArgumentsError(f"no scenario {name!r}: {hint}(diagnose try --list shows them)")
+    hint = say("try.did_you_mean", name=close[0]) if close else ""
+    raise ArgumentsError(say("try.unknown", name=repr(name), hint=hint))
 
 
 def listing(scenarios: list[Scenario]) -> str:
@@ -117,7 +118,7 @@ def handle(args: argparse.Namespace) -> int:
         print(listing(scenarios))
         return 0
     if not args.scenario:
-        raise ArgumentsError("name a scenario: diagnose try SCENARIO (diagnose try --list shows them)")
+        raise ArgumentsError(say("try.name_one"))
     scenario = _find(scenarios, args.scenario)
     options = list(args.options)
     scan = "--scan" in options
@@ -133,7 +134,7 @@ def handle(args: argparse.Namespace) -> int:
         if not scan:
             values.update(scenario.own_environment())
         print(
-            f"# {shlex.join(['diagnose', *argv])}   (against the simulator at {sim.base_url})",
+            say("try.running", command=shlex.join(["diagnose", *argv]), url=sim.base_url),
             file=sys.stderr,
         )
         with environment_set(values):

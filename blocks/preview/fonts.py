@@ -11,8 +11,6 @@ from __future__ import annotations
 import shutil
 import subprocess
 
-# The languages' English names, for the note (which is English, as everything on stderr is).
-ENGLISH_NAMES = (("en", "English"), ("fr", "French"), ("zh", "Chinese"), ("ja", "Japanese"))
 # The Debian packages that bring the fonts (tools/system_packages.py installs the CJK one).
 CJK_LANGUAGES = frozenset({"zh", "ja"})
 CJK_FONT_PACKAGE = "fonts-noto-cjk"
@@ -41,18 +39,6 @@ def fonts_cover(lang: str) -> bool | None:
     return bool(listed.stdout.strip())
 
 
-def missing_fonts_note(lang: str) -> str | None:
-    """One line for stderr when the screenshot cannot show `lang`'s text (or it was not checked)."""
-    name = dict(ENGLISH_NAMES).get(lang, lang)
-    covered = fonts_cover(lang)
-    if covered is None:
-        return (
-            f"fonts: fc-list (fontconfig) is not installed, so whether report.png can show {name} text "
-            "was not checked"
-        )
-    if covered:
-        return None
-    return (
-        f"fonts: no installed font covers {name}: its text in report.png shows as empty boxes "
-        f"(Debian: apt-get install {CJK_FONT_PACKAGE if lang in CJK_LANGUAGES else LATIN_FONT_PACKAGE})"
-    )
+def font_package(lang: str) -> str:
+    """The Debian package whose fonts cover `lang`."""
+    return CJK_FONT_PACKAGE if lang in CJK_LANGUAGES else LATIN_FONT_PACKAGE

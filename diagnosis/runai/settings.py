@@ -8,9 +8,36 @@ from urllib.parse import urlsplit
 from pydantic import SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from diagnosis.render.i18n import BASE_LANGUAGE, Translator
+
 
 class ConfigError(ValueError):
-    """Configuration that is missing or unusable, named so the user can fix it."""
+    """Configuration that is missing or unusable, named so the user can fix it.
+
+    Raised with `said(message_id, …)`, it carries its sentence of the `runai` catalogue, so that a
+    face says it in its user's language (`in_language`); its text (`str`) is the English one.
+    """
+
+    def __init__(
+        self, text: str, *, message_id: str | None = None, values: dict[str, str] | None = None
+    ) -> None:
+        super().__init__(text)
+        self.message_id = message_id
+        self.values = dict(values or {})
+
+    @classmethod
+    def said(cls, message_id: str, /, **values: str) -> ConfigError:
+        return cls(_sentence(message_id, BASE_LANGUAGE, values), message_id=message_id, values=values)
+
+    def in_language(self, lang: str) -> str:
+        """The sentence in `lang` (the English text when it names no catalogue sentence)."""
+        return _sentence(self.message_id, lang, self.values) if self.message_id else str(self)
+
+
+def _sentence(message_id: str, lang: str, values: dict[str, str]) -> str:
+    from diagnosis.runai.messages import CATALOGUE
+
+    return Translator(CATALOGUE, lang)(message_id, **values)
 
 
 class RunaiSettings(BaseSettings):
@@ -45,19 +72,10 @@ class RunaiSettings(BaseSettings):
             if not value
         ]
         if missing:
-            raise ConfigError(
-                f"Run:ai is not configured: set {', '.join(missing)} "
-                "(the control-plane URL and a service-account client id and secret)"
-            )
+            raise ConfigError.said("config.not_configured", missing=", ".join(missing))
         url = control_plane_url(str(self.runai_url))
         assert self.runai_client_id is not None and self.runai_client_secret is not None
         return url, self.runai_client_id, self.runai_client_secret.get_secret_value()
-
-
-URL_RULE = (
-    "RUNAI_URL must be the control plane's address: https:// (or http://), a host name, optionally a "
-    "port and a path, and no user:password@, ?query or #fragment (e.g. https://acme.run.ai)"
-)
 
 
 def control_plane_url(text: str) -> str:
@@ -78,7 +96,8 @@ def control_plane_url(text: str) -> str:
         or parts.fragment
         or any(character.isspace() for character in url)
     ):
-        raise ConfigError(f"{URL_RULE}; got {_shown(text.strip())!r}")
+        # The rule says each thing checked (runai catalogue `config.runai_url`).
+        raise ConfigError.said("config.runai_url", got=repr(_shown(text.strip())))
     return url
 
 
@@ -99,4 +118,4 @@ def load_settings() -> RunaiSettings:
     except ValidationError as exc:
         first = exc.errors()[0]
         name = str(first["loc"][0]).upper() if first.get("loc") else "a Run:ai setting"
-        raise ConfigError(f"{name} is not usable: {first.get('msg')}") from None
+        raise ConfigError.said("config.unusable", name=name, reason=str(first.get("msg"))) from None

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from blocks.preview.fonts import fonts_cover, missing_fonts_note
+from blocks.preview.fonts import fonts_cover
 from cli.main import main
+from cli.preview import missing_fonts_note
 from simulator.environment import BUILTIN_SCENARIOS
 
 ZH_BUNDLE = BUILTIN_SCENARIOS / "modelarts" / "modelarts-exit-137-killed.bundle.json"
@@ -59,5 +60,6 @@ def test_preview_warns_on_stderr_and_still_writes_the_picture(
     monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
     assert main(["preview", str(ZH_BUNDLE), "--out", str(tmp_path / "out"), "--lang", "zh"]) == 0
     captured = capsys.readouterr()
-    assert "no installed font covers Chinese" in captured.err
+    # The note is in the command's --lang, the package named as it is.
+    assert "没有已安装的字体支持中文" in captured.err and "apt-get install fonts-noto-cjk" in captured.err
     assert (tmp_path / "out" / "report.png").is_file()
