@@ -68,6 +68,13 @@ MODELARTS_EXIT_CODES: dict[int, str] = {137: "memory", 247: "memory", 139: "pack
 #   https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-conditions and
 #   https://kubernetes.io/docs/concepts/workloads/pods/disruptions/#pod-disruption-conditions
 # - node-problem-detector kernel monitor (OOMKilling)
+# - kubelet events Killing, InspectFailed, FailedMapVolume, Rebooted
+#   (https://github.com/kubernetes/kubernetes/blob/master/pkg/kubelet/events/event.go), the
+#   kubelet's node Ready reason KubeletNotReady (pkg/kubelet/nodestatus/setters.go), the node
+#   lifecycle controller's NodeStatusUnknown (pkg/controller/nodelifecycle), the pod condition
+#   type DisruptionTarget (https://github.com/kubernetes/api/blob/master/core/v1/types.go), and
+#   the CRI image pull errors RegistryUnavailable and SignatureValidationFailed
+#   (https://github.com/kubernetes/cri-api/blob/master/pkg/errors/errors.go)
 KUBERNETES_REASONS: frozenset[str] = frozenset(
     {
         # container waiting reasons
@@ -111,13 +118,26 @@ KUBERNETES_REASONS: frozenset[str] = frozenset(
         "TaintManagerEviction",
         "BackoffLimitExceeded",
         "DeadlineExceeded",
+        "Killing",
+        "InspectFailed",
+        "FailedMapVolume",
+        "Rebooted",
+        # node Ready condition reasons
+        "KubeletNotReady",
+        "NodeStatusUnknown",
+        # pod condition type
+        "DisruptionTarget",
+        # CRI image pull errors
+        "RegistryUnavailable",
+        "SignatureValidationFailed",
     }
 )
 
 # NVIDIA KAI Scheduler, the open-source Run:ai scheduler (https://github.com/NVIDIA/KAI-Scheduler):
-# pod-group unschedulable reasons of its capacity policy, and the preemption event reasons.
+# pod-group unschedulable reasons of its capacity policy, the preemption event reasons, and the
+# PodGroup event StaleJob (pkg/scheduler/cache/status_updater/default_status_updater.go).
 RUNAI_REASONS: frozenset[str] = frozenset(
-    {"NonPreemptibleOverQuota", "OverLimit", "Evict", "Preempted", "PreemptionByScheduler"}
+    {"NonPreemptibleOverQuota", "OverLimit", "Evict", "Preempted", "PreemptionByScheduler", "StaleJob"}
 )
 
 # Huawei Cloud API request signing guide, "Error Codes" (HTTP status of each API-gateway code;
@@ -184,7 +204,8 @@ TORCH_NPU_TYPES: dict[str, str] = {
 
 # The upstream host each family's `source` must point at.
 SOURCE_HOSTS: dict[str, tuple[str, ...]] = {
-    "kubernetes": ("https://kubernetes.io/docs/",),
+    # The docs, and the Kubernetes source that writes a reason the docs do not list.
+    "kubernetes": ("https://kubernetes.io/docs/", "https://github.com/kubernetes/"),
     "runai": ("https://github.com/NVIDIA/KAI-Scheduler",),
     "api_gateway": ("https://support.huaweicloud.com/",),
     "modelarts": ("https://support.huaweicloud.com/",),

@@ -104,6 +104,59 @@ RUNAI_SCHED = (
     "NVIDIA KAI Scheduler, the open-source Run:ai scheduler (pod-group conditions and events): "
     "https://github.com/NVIDIA/KAI-Scheduler"
 )
+# Reasons the pages above do not list, cited from the Kubernetes source that writes them.
+K8S_DISRUPTION_TARGET = (
+    "Kubernetes, pod condition DisruptionTarget (k8s.io/api core/v1 PodConditionType; its reason names "
+    "the disruption): https://github.com/kubernetes/api/blob/master/core/v1/types.go and "
+    "https://kubernetes.io/docs/concepts/workloads/pods/disruptions/#pod-disruption-conditions"
+)
+K8S_KUBELET_EVENTS = "https://github.com/kubernetes/kubernetes/blob/master/pkg/kubelet/events/event.go"
+K8S_MAP_VOLUME = (
+    "Kubernetes, kubelet event FailedMapVolume (a raw block volume could not be mapped): "
+    f"{K8S_KUBELET_EVENTS} and "
+    "https://kubernetes.io/docs/concepts/storage/persistent-volumes/#raw-block-volume-support"
+)
+K8S_INSPECT = (
+    "Kubernetes, kubelet image event InspectFailed (FailedToInspectImage): "
+    f"{K8S_KUBELET_EVENTS} and https://kubernetes.io/docs/concepts/containers/images/"
+)
+K8S_KILLING = (
+    "Kubernetes, kubelet container event Killing (KillingContainer) and pod termination: "
+    f"{K8S_KUBELET_EVENTS} and "
+    "https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-termination"
+)
+K8S_KUBELET_NOT_READY = (
+    "Kubernetes, node condition Ready=False with reason KubeletNotReady, set by the kubelet "
+    "(ReadyCondition): https://github.com/kubernetes/kubernetes/blob/master/pkg/kubelet/nodestatus/setters.go "
+    "and https://kubernetes.io/docs/reference/node/node-status/#condition"
+)
+K8S_NODE_STATUS_UNKNOWN = (
+    "Kubernetes, node condition Ready=Unknown with reason NodeStatusUnknown, set by the node lifecycle "
+    "controller: https://github.com/kubernetes/kubernetes/blob/master/pkg/controller/nodelifecycle/"
+    "node_lifecycle_controller.go and https://kubernetes.io/docs/concepts/architecture/nodes/#node-controller"
+)
+K8S_REBOOTED = (
+    "Kubernetes, kubelet node event Rebooted (NodeRebooted, recorded when the node's boot ID changes): "
+    f"{K8S_KUBELET_EVENTS} and "
+    "https://github.com/kubernetes/kubernetes/blob/master/pkg/kubelet/nodestatus/setters.go"
+)
+K8S_REGISTRY_UNAVAILABLE = (
+    "Kubernetes, image pull error RegistryUnavailable (an HTTP error on the PullImage call): "
+    "https://github.com/kubernetes/kubernetes/blob/master/pkg/kubelet/images/types.go and "
+    "https://github.com/kubernetes/cri-api/blob/master/pkg/errors/errors.go"
+)
+K8S_SIGNATURE = (
+    "Kubernetes CRI, image pull error SignatureValidationFailed (the runtime could not validate the "
+    "image signature on the PullImage call): "
+    "https://github.com/kubernetes/cri-api/blob/master/pkg/errors/errors.go and "
+    "https://github.com/kubernetes/kubernetes/pull/117717"
+)
+KAI_STALE_JOB = (
+    "NVIDIA KAI Scheduler, PodGroup event StaleJob (`Job is stale. <n> pods are active, minMember is "
+    "<m>`) and stale gang eviction: https://github.com/NVIDIA/KAI-Scheduler/blob/main/pkg/scheduler/"
+    "cache/status_updater/default_status_updater.go and https://github.com/NVIDIA/KAI-Scheduler/blob/"
+    "main/pkg/scheduler/actions/stalegangeviction/stalegangeviction.go"
+)
 APIGW = (
     "Huawei Cloud API request signing guide, error codes: "
     "https://support.huaweicloud.com/intl/en-us/devg-apisign/api-sign-errorcode.html"
@@ -264,6 +317,42 @@ ENTRIES: tuple[Entry, ...] = (
             change("code.RunContainerError.step.3"),
         ),
         K8S_WAITING,
+    ),
+    Entry(
+        "InspectFailed",
+        "kubernetes",
+        t("code.InspectFailed.meaning"),
+        t("code.InspectFailed.cause"),
+        (
+            _EVENTS,
+            check("code.InspectFailed.step.2"),
+            change("code.InspectFailed.step.3"),
+        ),
+        K8S_INSPECT,
+    ),
+    Entry(
+        "RegistryUnavailable",
+        "kubernetes",
+        t("code.RegistryUnavailable.meaning"),
+        t("code.RegistryUnavailable.cause"),
+        (
+            _PULL_ERROR,
+            check("code.RegistryUnavailable.step.2"),
+            change("code.RegistryUnavailable.step.3"),
+        ),
+        K8S_REGISTRY_UNAVAILABLE,
+    ),
+    Entry(
+        "SignatureValidationFailed",
+        "kubernetes",
+        t("code.SignatureValidationFailed.meaning"),
+        t("code.SignatureValidationFailed.cause"),
+        (
+            _EVENTS,
+            check("code.SignatureValidationFailed.step.2"),
+            change("code.SignatureValidationFailed.step.3"),
+        ),
+        K8S_SIGNATURE,
     ),
     Entry(
         "StartError",
@@ -517,8 +606,77 @@ ENTRIES: tuple[Entry, ...] = (
         ),
         K8S_EVENTS,
     ),
+    Entry(
+        "DisruptionTarget",
+        "kubernetes",
+        t("code.DisruptionTarget.meaning"),
+        t("code.DisruptionTarget.cause"),
+        (
+            check("code.DisruptionTarget.step.1"),
+            _EVENTS,
+            change("code.DisruptionTarget.step.3"),
+        ),
+        K8S_DISRUPTION_TARGET,
+    ),
+    Entry(
+        "Killing",
+        "kubernetes",
+        t("code.Killing.meaning"),
+        t("code.Killing.cause"),
+        (
+            check("code.Killing.step.1"),
+            _PREVIOUS_LOGS,
+        ),
+        K8S_KILLING,
+    ),
+    Entry(
+        "FailedMapVolume",
+        "kubernetes",
+        t("code.FailedMapVolume.meaning"),
+        t("code.FailedMapVolume.cause"),
+        (
+            _EVENTS,
+            check("code.FailedMapVolume.step.2"),
+            change("code.FailedMapVolume.step.3"),
+        ),
+        K8S_MAP_VOLUME,
+    ),
     # ----------------------------------------------------------------------------------------
-    # Run:ai phase reasons
+    # Kubernetes: node conditions and node events
+    # ----------------------------------------------------------------------------------------
+    Entry(
+        "KubeletNotReady",
+        "kubernetes",
+        t("code.KubeletNotReady.meaning"),
+        t("code.KubeletNotReady.cause"),
+        (
+            check("code.KubeletNotReady.step.1"),
+            _RESUBMIT_HEALTHY,
+        ),
+        K8S_KUBELET_NOT_READY,
+    ),
+    Entry(
+        "NodeStatusUnknown",
+        "kubernetes",
+        t("code.NodeStatusUnknown.meaning"),
+        t("code.NodeStatusUnknown.cause"),
+        (_NODE, _RESUBMIT_HEALTHY),
+        K8S_NODE_STATUS_UNKNOWN,
+    ),
+    Entry(
+        "Rebooted",
+        "kubernetes",
+        t("code.Rebooted.meaning"),
+        t("code.Rebooted.cause"),
+        (
+            _NODE,
+            check("code.Rebooted.step.2"),
+            _RESUBMIT_HEALTHY,
+        ),
+        K8S_REBOOTED,
+    ),
+    # ----------------------------------------------------------------------------------------
+    # Run:ai (KAI scheduler) reasons
     # ----------------------------------------------------------------------------------------
     Entry(
         "NonPreemptibleOverQuota",
@@ -541,6 +699,18 @@ ENTRIES: tuple[Entry, ...] = (
             change("code.OverLimit.step.2"),
         ),
         RUNAI_SCHED,
+    ),
+    Entry(
+        "StaleJob",
+        "runai",
+        t("code.StaleJob.meaning"),
+        t("code.StaleJob.cause"),
+        (
+            check("code.StaleJob.step.1"),
+            _PREVIOUS_LOGS,
+            change("code.StaleJob.step.3"),
+        ),
+        KAI_STALE_JOB,
     ),
     # ----------------------------------------------------------------------------------------
     # Huawei Cloud API gateway

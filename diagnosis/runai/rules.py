@@ -436,6 +436,11 @@ RULES: tuple[Rule, ...] = (
     Rule(
         name="policy_max_duration",
         role="cause",
+        # DeadlineExceeded is the Job controller's reason (activeDeadlineSeconds passed).
+        # MaxDurationExceeded and MaxRuntimeExceeded are the reason names a stop by a maximum
+        # duration policy has been seen to carry on workload events; no Run:ai, KAI scheduler,
+        # Kueue or Kubernetes source names them, so `diagnose explain` gives them no meaning. The
+        # text patterns below (`maximum duration`, `runtime limit`…) read the message either way.
         matches=_any(
             _reason("DeadlineExceeded", "MaxDurationExceeded", "MaxRuntimeExceeded"),
             _rx(
@@ -583,6 +588,10 @@ RULES: tuple[Rule, ...] = (
                 "NotReady",
                 "NonPreemptibleOverQuota",
                 "OverLimit",
+                # The KAI scheduler's PodGroup event `Job is stale. <n> pods are active, minMember
+                # is <m>`: a gang below its minimum, whose remaining pods it evicts after a grace
+                # period (https://github.com/NVIDIA/KAI-Scheduler, pkg/scheduler/actions/
+                # stalegangeviction).
                 "StaleJob",
             ),
             _rx(

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +14,7 @@ from diagnosis.knowledge.catalogue import ENTRIES, TORCH_NPU_MODULES, TORCH_NPU_
 from diagnosis.knowledge.explain import LANGUAGES, Explanation, catalogue_codes, explain, unknown_message
 from diagnosis.logs.rules import LINE_RULES
 from diagnosis.render.i18n import UnsupportedLanguage
+from diagnosis.runai import rules as runai_rules
 from tests import upstream_facts as facts
 
 # Every code the task names must be in the catalogue (or decoded by structure).
@@ -176,6 +179,111 @@ def test_every_code_a_log_row_quotes_is_explained(code: str, lang: str) -> None:
     explanation = explain(code, lang=lang)
     assert explanation is not None, f"a report quotes {code}; add it to diagnosis/knowledge/catalogue.py"
     assert explanation.family == "ascend" and explanation.what_to_do
+
+
+# Words a Run:ai row matches as a reason that are not codes with one meaning, so `explain` leaves
+# them out; every other name a row matches must be explained.
+GENERIC_REASON_WORDS = {
+    # The kubelet writes `Failed` for a failed pull, create or start alike: the meaning is in the
+    # message (`Failed to pull image …`), not the word.
+    "Failed": "one kubelet reason for several failures; the message says which",
+    # A status word several components write (a node's STATUS column, the KAI scheduler's PodGroup
+    # event `Job is not ready for scheduling`); its meaning depends on who wrote it.
+    "NotReady": "a status word with a meaning that depends on the component that wrote it",
+    # The kubelet's Normal image events: progress news, no failure.
+    "Pulling": "the kubelet's Normal news that a pull started",
+    "Pulled": "the kubelet's Normal news that a pull succeeded",
+}
+# Reason names a row matches that no upstream source names (searched: Run:ai docs and API, the
+# KAI scheduler, Kueue, Kubernetes): `explain` says they are unknown rather than guess a meaning.
+UNSOURCED_REASON_NAMES = {
+    "MaxDurationExceeded": "seen on a stop by a maximum-duration policy; no source defines it",
+    "MaxRuntimeExceeded": "seen on a stop by a maximum-runtime policy; no source defines it",
+}
+_NOT_EXPLAINED = {name.lower() for name in (*GENERIC_REASON_WORDS, *UNSOURCED_REASON_NAMES)}
+_MATCHERS = ("_reason", "_condition")
+
+
+def _reasons_matched_by_runai_rows() -> list[str]:
+    """Every name a `_reason(...)` or `_condition(...)` predicate of the Run:ai rule table matches
+    (a condition's type and its reasons), read from the table's source."""
+    source = Path(runai_rules.__file__).read_text(encoding="utf-8")
+    names: dict[str, str] = {}
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _MATCHERS):
+            continue
+        for argument in node.args:
+            # A name built at run time could not be checked here: the rows spell reasons out.
+            assert isinstance(argument, ast.Constant) and isinstance(argument.value, str), (
+                f"line {node.lineno}: {node.func.id}(...) takes literal reason names"
+            )
+            names.setdefault(argument.value.lower(), argument.value)
+    return sorted(names.values())
+
+
+_RUNAI_ROW_REASONS = _reasons_matched_by_runai_rows()
+
+
+def test_the_runai_rows_match_reasons_by_name_and_the_generic_words_are_among_them() -> None:
+    lowered = {name.lower() for name in _RUNAI_ROW_REASONS}
+    assert {"oomkilled", "disruptiontarget", "stalejob"} <= lowered
+    # An exception no row needs any more is removed from the lists, not kept.
+    assert lowered >= _NOT_EXPLAINED
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize(
+    "reason", [name for name in _RUNAI_ROW_REASONS if name.lower() not in _NOT_EXPLAINED]
+)
+def test_every_reason_a_runai_row_matches_is_explained(reason: str, lang: str) -> None:
+    explanation = explain(reason, lang=lang)
+    assert explanation is not None, (
+        f"a report can quote {reason}; add it to diagnosis/knowledge/catalogue.py in every language, "
+        "or, if it is a generic word or no source defines it, to GENERIC_REASON_WORDS or "
+        "UNSOURCED_REASON_NAMES with the reason"
+    )
+    assert explanation.code.lower() == reason.lower() or reason.lower() in (
+        alias.lower() for entry in ENTRIES if entry.code == explanation.code for alias in entry.aliases
+    )
+    assert explanation.family in ("kubernetes", "runai") and explanation.what_to_do
+
+
+@pytest.mark.parametrize("word", sorted([*GENERIC_REASON_WORDS, *UNSOURCED_REASON_NAMES]))
+def test_generic_words_and_unsourced_names_are_not_given_a_meaning(word: str) -> None:
+    assert explain(word) is None
+
+
+@pytest.mark.parametrize(
+    ("reason", "words"),
+    [
+        ("DisruptionTarget", ("about to be terminated", "PreemptionByScheduler")),
+        ("Killing", ("Stopping container", "consequence")),
+        ("StaleJob", ("minMember", "evicts the remaining pods")),
+        ("NodeStatusUnknown", ("Kubelet stopped posting node status.",)),
+        ("SignatureValidationFailed", ("signature",)),
+    ],
+)
+def test_reasons_from_the_rows_say_what_the_component_that_writes_them_means(
+    reason: str, words: tuple[str, ...]
+) -> None:
+    explanation = explain(reason)
+    assert explanation is not None
+    for word in words:
+        assert word in f"{explanation.meaning} {explanation.likely_cause}", word
+
+
+def test_french_reason_texts_put_a_no_break_space_before_high_punctuation() -> None:
+    for reason in ("DisruptionTarget", "Killing", "StaleJob", "RegistryUnavailable"):
+        explanation = explain(reason, lang="fr")
+        assert explanation is not None
+        texts = [
+            explanation.meaning,
+            explanation.likely_cause,
+            *(step.text for step in explanation.what_to_do),
+        ]
+        prose = " ".join("".join(text.split("`")[::2]) for text in texts)
+        assert not re.search(r" [:;?!]", prose), prose
+        assert "\u00a0:" in prose
 
 
 def test_a_numeric_platform_code_is_not_read_as_an_exit_code() -> None:
