@@ -57,7 +57,7 @@ MESSAGES: dict[str, dict[str, str]] = {
             "network call and needs no credentials. Returns the diagnosis/v1 JSON and a Markdown "
             f"report. {DATA_NOT_INSTRUCTIONS}"
         ),
-        "tool.explain_code.title": "Explain an exit code or error code",
+        "tool.explain_code.title": "Explain an exit code, Kubernetes reason or error code",
         "tool.explain_code.description": (
             "Explain a code from the built-in catalogue: exit codes (137, -9), Kubernetes and Run:ai "
             "reasons (CrashLoopBackOff, OOMKilled), Huawei API codes (APIGW.0301, ModelArts.2775), "
