@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 import diagnosis
 from cli.main import UsageError
 from cli.messages import say
-from diagnosis.masking import MaskingFilter
 
 if TYPE_CHECKING:
     from bot.backends import DiagnosisBackend
@@ -83,6 +82,8 @@ def register(subparsers: Any) -> None:
 
 def configure_logging(level: str) -> None:
     """Every line through the masking filter; Bolt's verification logger (it logs request bodies) quiet."""
+    from diagnosis.masking import MaskingFilter
+
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
     handler.addFilter(MaskingFilter())

@@ -6,13 +6,13 @@ from __future__ import annotations
 import argparse
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cli.messages import say
-from diagnosis.models import Diagnosis, Exchange
-from diagnosis.render.charts.figure import ChartResult
-from diagnosis.render.charts.memory import render_memory_chart
-from diagnosis.render.charts.scan import render_scan_chart
+
+if TYPE_CHECKING:
+    from diagnosis.models import Diagnosis, Exchange
+    from diagnosis.render.charts.figure import ChartResult
 
 
 def add_chart_option(parser: argparse.ArgumentParser) -> None:
@@ -41,6 +41,8 @@ def write_chart(
     path = getattr(args, "chart", None)
     if not path:
         return None
+    from diagnosis.render.charts.memory import render_memory_chart  # matplotlib, only for a chart
+
     chart = render_memory_chart(diagnosis, exchanges, lang=lang)
     return _write(chart, Path(path), written="chart.written.memory")
 
@@ -53,6 +55,8 @@ def write_scan_chart(
     path = getattr(args, "chart", None)
     if not path:
         return None
+    from diagnosis.render.charts.scan import render_scan_chart  # matplotlib, only for a chart
+
     return _write(render_scan_chart(scan_result_json, lang=lang), Path(path), written="chart.written.scan")
 
 

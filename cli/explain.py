@@ -8,21 +8,17 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from diagnosis.knowledge.explain import (
-    LANGUAGES,
-    SCHEMA,
-    Explanation,
-    explain,
-    normalize_code,
-    render_explanation_markdown,
-    unknown_message,
-)
-from diagnosis.masking import mask
+from diagnosis.languages import LANGUAGES
+
+if TYPE_CHECKING:
+    from diagnosis.knowledge.explain import Explanation
 
 
 def explanation_json(code: str, explanation: Explanation | None, *, lang: str) -> dict[str, Any]:
+    from diagnosis.knowledge.explain import SCHEMA, normalize_code, unknown_message
+
     if explanation is None:
         return {
             "schema": SCHEMA,
@@ -34,6 +30,9 @@ def explanation_json(code: str, explanation: Explanation | None, *, lang: str) -
 
 
 def _handle(args: argparse.Namespace) -> int:
+    from diagnosis.knowledge.explain import explain, render_explanation_markdown, unknown_message
+    from diagnosis.masking import mask
+
     lang = args.lang or "en"
     explanation = explain(args.code, lang=lang)
     code = mask(args.code)  # echoed only when unknown: whatever was pasted is masked

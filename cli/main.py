@@ -9,23 +9,20 @@ missing.
 from __future__ import annotations
 
 import argparse
-import ast
-import asyncio
-import difflib
 import importlib
-import importlib.metadata
-import json
 import os
 import re
 import sys
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from diagnosis.masking import mask, mask_root_logging
-from diagnosis.models import FAILURE_OUTCOMES, Diagnosis
-from diagnosis.render import QueryError, apply_query, render_json, render_markdown
-from diagnosis.timeutil import pinned_now
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from diagnosis.models import Diagnosis
+
+# Each command imports what it needs when it runs (the engine, a platform's clients, the renderers),
+# never at start: `diagnose --help` and the argument checks stay as fast as Python itself.
 
 # Modules that add subcommands: each has `register(subparsers)`.
 SUBCOMMAND_MODULES = (
@@ -63,6 +60,11 @@ def masked_message(message: str) -> str:
     masking took out of a value is then taken out wherever else the line repeats it (a parser's
     error echoes the offending token).
     """
+    import ast
+    import difflib
+
+    from diagnosis.masking import mask
+
     removed: set[str] = set()
 
     def one(match: re.Match[str]) -> str:
@@ -110,6 +112,10 @@ def add_time_options(parser: argparse.ArgumentParser) -> None:
 
 
 def resolve_now(as_of: str | None) -> datetime:
+    from datetime import UTC, datetime
+
+    from diagnosis.timeutil import pinned_now
+
     text = as_of or os.environ.get("DIAGNOSE_NOW")
     if not text:
         return datetime.now(UTC)
@@ -121,6 +127,10 @@ def resolve_now(as_of: str | None) -> datetime:
 
 def emit(diagnosis: Diagnosis, args: argparse.Namespace, *, lang: str) -> None:
     """Print the report in the chosen format (after `--query` when given)."""
+    import json
+
+    from diagnosis.render import QueryError, apply_query, render_json, render_markdown
+
     if getattr(args, "query", None):
         data = json.loads(render_json(diagnosis))
         try:
@@ -146,10 +156,14 @@ EXIT_STATUS_HELP = (
 
 def exit_status(diagnosis: Diagnosis) -> int:
     """0 for a report, 3 when the platform was not reached or refused the credentials."""
+    from diagnosis.models import FAILURE_OUTCOMES
+
     return EXIT_NOT_DIAGNOSED if diagnosis.outcome in FAILURE_OUTCOMES else 0
 
 
 def run_async(coro_factory: Callable[[], Any]) -> Any:
+    import asyncio
+
     return asyncio.run(coro_factory())
 
 
@@ -158,10 +172,22 @@ DISTRIBUTION = "diagnose-bot"
 
 
 def installed_version() -> str:
+    import importlib.metadata
+
     try:
         return importlib.metadata.version(DISTRIBUTION)
     except importlib.metadata.PackageNotFoundError:
         return "unknown (the package is not installed: pip install -e .)"
+
+
+class _VersionAction(argparse.Action):
+    """`--version` anywhere on the line; the package metadata is read only then."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_args: object, **_kwargs: object) -> None:
+        parser.exit(message=f"{parser.prog} {installed_version()}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -170,7 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Read-only diagnosis of failed ModelArts and Run:ai training jobs.",
         epilog=EXIT_STATUS_HELP,
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {installed_version()}")
+    parser.add_argument("--version", action=_VersionAction, help="show the version and exit")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for module_name in SUBCOMMAND_MODULES:
         try:
@@ -199,9 +225,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Answered before the subcommands are imported: a version check stays instant.
         print(f"diagnose {installed_version()}")
         return 0
-    # Libraries log through the root logger (the Kubernetes client logs an exec plugin's failure
-    # with its stderr): those lines are masked like everything else the CLI prints.
-    mask_root_logging()
     parser = build_parser()
     args, extras = parser.parse_known_args(arguments)
     typed: argparse.ArgumentParser = getattr(args, "usage_parser", parser)
@@ -222,6 +245,12 @@ def _run(args: argparse.Namespace, typed: argparse.ArgumentParser, extras: list[
     if handler is None:
         typed.print_help(sys.stderr)
         return 2
+    # Libraries log through the root logger (the Kubernetes client logs an exec plugin's failure
+    # with its stderr): those lines are masked like everything else the CLI prints. (Nothing logs
+    # while the arguments are parsed; masking is loaded only for a command that runs.)
+    from diagnosis.masking import mask_root_logging
+
+    mask_root_logging()
     try:
         code = handler(args)
     except UsageError as exc:

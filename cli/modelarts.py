@@ -18,44 +18,19 @@ import os
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cli.chart import add_chart_option, add_scan_chart_option, write_chart, write_scan_chart
-from cli.main import (
-    EXIT_NOT_DIAGNOSED,
-    EXIT_STATUS_HELP,
-    ArgumentsError,
-    UsageError,
-    add_output_options,
-    add_time_options,
-    emit,
-    exit_status,
-    resolve_now,
-    run_async,
-)
+from cli.chart import add_chart_option, add_scan_chart_option
+from cli.main import EXIT_STATUS_HELP, ArgumentsError, UsageError, add_output_options, add_time_options
 from cli.messages import say
-from cli.support import check_scan_limits, emit_scan, print_note, read_bundle
-from diagnosis import engine
-from diagnosis.evidence.capture import build_bundle, write_bundle
-from diagnosis.evidence.http.throttle import Throttle
-from diagnosis.evidence.source import Recorder
-from diagnosis.masking import mask
-from diagnosis.modelarts import client
-from diagnosis.modelarts.client import SourceMaker
-from diagnosis.modelarts.credentials import default_region
-from diagnosis.modelarts.logurl import LogUrlError, fetch_log_url
-from diagnosis.modelarts.messages import LANGUAGES
-from diagnosis.modelarts.scan import (
-    DEFAULT_CONCURRENCY,
-    DEFAULT_FILTER,
-    DEFAULT_RATE_PER_SECOND,
-    ScanResult,
-    render_scan_markdown,
-    run_scan,
-)
-from diagnosis.modelarts.settings import ConfigError
-from diagnosis.models import DiagnoseRequest, Diagnosis, Exchange
-from diagnosis.scan import ScanProgress
+from diagnosis.languages import LANGUAGES
+from diagnosis.modelarts.defaults import DEFAULT_CONCURRENCY, DEFAULT_FILTER, DEFAULT_RATE_PER_SECOND
+
+if TYPE_CHECKING:
+    from diagnosis.modelarts.client import SourceMaker
+    from diagnosis.modelarts.scan import ScanResult
+    from diagnosis.models import Diagnosis, Exchange
+    from diagnosis.scan import ScanProgress
 
 
 def register(subparsers: Any) -> None:
@@ -127,6 +102,9 @@ def _add_scan_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _region(args: argparse.Namespace) -> str:
+    from diagnosis.modelarts.credentials import default_region
+    from diagnosis.modelarts.settings import ConfigError
+
     try:
         return str(args.region or default_region(profile=args.profile))
     except ConfigError as exc:
@@ -143,6 +121,14 @@ LOG_URL_EXIT_STATUS = (
 def handle_diagnose(args: argparse.Namespace) -> int:
     if not args.job_id and not args.job_name:
         raise ArgumentsError(say("error.modelarts_identifier"))
+    from cli.chart import write_chart
+    from cli.main import emit, exit_status, resolve_now, run_async
+    from cli.support import print_note
+    from diagnosis import engine
+    from diagnosis.evidence.capture import build_bundle, write_bundle
+    from diagnosis.modelarts.settings import ConfigError
+    from diagnosis.models import DiagnoseRequest
+
     lang = engine.resolve_lang("modelarts", args.lang)
     now = resolve_now(args.as_of)
     request = DiagnoseRequest(
@@ -181,6 +167,8 @@ def handle_diagnose(args: argparse.Namespace) -> int:
 
 def _progress_printer() -> Callable[[ScanProgress], None]:
     """One progress line on stderr: rewritten in place on a terminal, start and end otherwise."""
+    from diagnosis.masking import mask
+
     live = sys.stderr.isatty()
 
     def show(progress: ScanProgress) -> None:
@@ -208,6 +196,18 @@ def _progress_printer() -> Callable[[ScanProgress], None]:
 
 
 def handle_scan(args: argparse.Namespace) -> int:
+    from cli.chart import write_scan_chart
+    from cli.main import resolve_now, run_async
+    from cli.support import check_scan_limits, emit_scan, print_note, read_bundle
+    from diagnosis import engine
+    from diagnosis.evidence.capture import build_bundle, write_bundle
+    from diagnosis.evidence.http.throttle import Throttle
+    from diagnosis.evidence.source import Recorder
+    from diagnosis.modelarts import client
+    from diagnosis.modelarts.scan import render_scan_markdown, run_scan
+    from diagnosis.modelarts.settings import ConfigError
+    from diagnosis.models import DiagnoseRequest
+
     lang = engine.resolve_lang("modelarts", args.lang)
     check_scan_limits(args)
     if args.bundle and args.capture:
@@ -263,6 +263,11 @@ def handle_scan(args: argparse.Namespace) -> int:
 
 
 def handle_log_url(args: argparse.Namespace) -> int:
+    from cli.main import EXIT_NOT_DIAGNOSED, run_async
+    from diagnosis.masking import mask
+    from diagnosis.modelarts.logurl import LogUrlError, fetch_log_url
+    from diagnosis.modelarts.settings import ConfigError
+
     async def run() -> str:
         return await fetch_log_url(
             job_id=args.job_id, task_id=args.task, region=_region(args), kind=args.kind, profile=args.profile

@@ -11,22 +11,16 @@ import argparse
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from blocks.kit import Block, SlackMessage
-from blocks.preview.chromium import PreviewError, screenshot
-from blocks.preview.fonts import font_package, fonts_cover
-from blocks.preview.html import ThreadFile, render_html
-from blocks.prompts import log_link_button, rerun_button, retry_button
-from blocks.report import report_message
-from cli.main import ArgumentsError, UsageError, run_async
+from cli.main import ArgumentsError, UsageError
 from cli.messages import say
-from cli.support import read_bundle
-from diagnosis import engine
-from diagnosis.bundle import Bundle
-from diagnosis.models import Diagnosis
-from diagnosis.render.charts.memory import render_memory_chart
-from diagnosis.render.i18n import LANGUAGES
+from diagnosis.languages import LANGUAGES
+
+if TYPE_CHECKING:
+    from blocks.kit import Block, SlackMessage
+    from diagnosis.bundle import Bundle
+    from diagnosis.models import Diagnosis
 
 # What a button's value would hold in Slack (a thread reference); never shown.
 PREVIEW_VALUE = "preview"
@@ -56,6 +50,9 @@ def register(subparsers: Any) -> None:
 
 def bot_message(diagnosis: Diagnosis, *, lang: str) -> SlackMessage:
     """The report message with the buttons the bot adds (conversation.py: retry or re-run, log link)."""
+    from blocks.prompts import log_link_button, rerun_button, retry_button
+    from blocks.report import report_message
+
     buttons: list[Block] = []
     if diagnosis.outcome == "permission_denied":
         buttons.append(retry_button(PREVIEW_VALUE, lang=lang))
@@ -76,6 +73,10 @@ def write_preview(
     take_screenshot: bool = True,
 ) -> PreviewFiles:
     """Write report.html, memory.png (when there is a series) and report.png into `out_dir`."""
+    from blocks.preview.chromium import screenshot
+    from blocks.preview.html import ThreadFile, render_html
+    from diagnosis.render.charts.memory import render_memory_chart
+
     out_dir.mkdir(parents=True, exist_ok=True)
     notes: list[str] = []
     chart = render_memory_chart(diagnosis, bundle.exchanges, lang=lang)
@@ -108,6 +109,8 @@ def write_preview(
 def missing_fonts_note(lang: str) -> str | None:
     """One line for stderr (in the command's language) when the screenshot cannot show `lang`'s
     text, or when that could not be checked."""
+    from blocks.preview.fonts import font_package, fonts_cover
+
     covered = fonts_cover(lang)
     if covered:
         return None
@@ -118,6 +121,11 @@ def missing_fonts_note(lang: str) -> str | None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from blocks.preview.chromium import PreviewError
+    from cli.main import run_async
+    from cli.support import read_bundle
+    from diagnosis import engine
+
     bundle = read_bundle(args.bundle)
     if args.width < 200 or args.width > 4000:
         raise ArgumentsError(say("error.preview_width"))

@@ -5,11 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from cli.chart import add_chart_option, write_chart
-from cli.main import add_output_options, emit, exit_status, run_async
-from cli.support import print_note, read_bundle
-from diagnosis import engine
-from diagnosis.render.i18n import LANGUAGES
+from cli.chart import add_chart_option
+from cli.main import add_output_options
+from diagnosis.languages import LANGUAGES
 
 
 def register(subparsers: Any) -> None:
@@ -21,6 +19,11 @@ def register(subparsers: Any) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from cli.chart import write_chart
+    from cli.main import emit, exit_status, run_async
+    from cli.support import print_note, read_bundle
+    from diagnosis import engine
+
     bundle = read_bundle(args.bundle)
     lang = engine.resolve_lang(bundle.platform, args.lang)
     diagnosis = run_async(lambda: engine.replay(bundle, lang=lang))

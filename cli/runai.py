@@ -15,40 +15,22 @@ import os
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import datetime
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-import jmespath
-from jmespath.exceptions import JMESPathError
-
-from cli.chart import add_chart_option, add_scan_chart_option, write_chart, write_scan_chart
-from cli.main import (
-    ArgumentsError,
-    UsageError,
-    add_output_options,
-    add_time_options,
-    emit,
-    exit_status,
-    resolve_now,
-    run_async,
-)
+from cli.chart import add_chart_option, add_scan_chart_option
+from cli.main import ArgumentsError, UsageError, add_output_options, add_time_options
 from cli.messages import said, say
-from cli.support import check_scan_limits, emit_scan, print_note, read_bundle
-from diagnosis import engine
-from diagnosis.evidence.capture import build_bundle, write_bundle
-from diagnosis.evidence.http.throttle import Throttle
-from diagnosis.evidence.source import Recorder
-from diagnosis.models import DiagnoseRequest, Diagnosis
-from diagnosis.runai import client
-from diagnosis.runai.client import SourceMaker
-from diagnosis.runai.messages import LANGUAGES
-from diagnosis.runai.scan.listing import list_filter
-from diagnosis.runai.scan.markdown import render_scan_markdown
-from diagnosis.runai.scan.result import DEFAULT_LOOKBACK, ScanResult
-from diagnosis.runai.scan.run import DEFAULT_CONCURRENCY, live_scan_sources, scan_with
-from diagnosis.runai.scan.throttle import DEFAULT_RATE_PER_SECOND
-from diagnosis.runai.settings import ConfigError
-from diagnosis.timeutil import parse_duration
+from diagnosis.languages import LANGUAGES
+from diagnosis.runai.defaults import DEFAULT_CONCURRENCY, DEFAULT_LOOKBACK, DEFAULT_RATE_PER_SECOND
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from diagnosis.evidence.http.throttle import Throttle
+    from diagnosis.evidence.source import Recorder
+    from diagnosis.models import DiagnoseRequest, Diagnosis
+    from diagnosis.runai.client import SourceMaker
+    from diagnosis.runai.scan.result import ScanResult
 
 EPILOG = """\
 Identify the workload by id (Option A) or by exact name and project (Option B); the cluster id is
@@ -136,6 +118,8 @@ def register(subparsers: Any) -> None:
 
 
 def request_from_args(args: argparse.Namespace) -> DiagnoseRequest:
+    from diagnosis.models import DiagnoseRequest
+
     if not args.cluster_id:
         raise ArgumentsError(say("error.runai_cluster"))
     if not args.workload_id and not (args.workload_name and args.project):
@@ -154,6 +138,8 @@ def request_from_args(args: argparse.Namespace) -> DiagnoseRequest:
 
 def _check_lookback_and_query(args: argparse.Namespace) -> None:
     """Both checked before any call is made, each reported on one line."""
+    from diagnosis.timeutil import parse_duration
+
     try:
         parse_duration(args.lookback)
     except ValueError as exc:
@@ -165,6 +151,9 @@ def _check_query(query: str | None) -> None:
     """Checked before any call is made, and reported on one line."""
     if not query:
         return
+    import jmespath
+    from jmespath.exceptions import JMESPathError
+
     try:
         jmespath.compile(query)
     except JMESPathError as exc:
@@ -173,6 +162,13 @@ def _check_query(query: str | None) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from cli.chart import write_chart
+    from cli.main import emit, exit_status, resolve_now, run_async
+    from cli.support import print_note
+    from diagnosis import engine
+    from diagnosis.evidence.capture import build_bundle, write_bundle
+    from diagnosis.runai.settings import ConfigError
+
     request = request_from_args(args)
     # "now" for lookback windows and metric ranges; token expiry always uses the real clock.
     now = resolve_now(args.as_of)
@@ -243,12 +239,27 @@ class ProgressBar:
 
 def _scan_now(args: argparse.Namespace, bundle_captured_at: datetime | None) -> datetime:
     """--as-of (or DIAGNOSE_NOW); offline, the bundle's own moment; else the clock."""
+    from cli.main import resolve_now
+
     if args.as_of or os.environ.get("DIAGNOSE_NOW") or bundle_captured_at is None:
         return resolve_now(args.as_of)
     return bundle_captured_at
 
 
 def handle_scan(args: argparse.Namespace) -> int:
+    from cli.chart import write_scan_chart
+    from cli.main import run_async
+    from cli.support import check_scan_limits, emit_scan, print_note, read_bundle
+    from diagnosis import engine
+    from diagnosis.evidence.capture import build_bundle, write_bundle
+    from diagnosis.evidence.source import Recorder
+    from diagnosis.models import DiagnoseRequest
+    from diagnosis.runai import client
+    from diagnosis.runai.scan.listing import list_filter
+    from diagnosis.runai.scan.markdown import render_scan_markdown
+    from diagnosis.runai.scan.run import live_scan_sources, scan_with
+    from diagnosis.runai.settings import ConfigError
+
     if not args.cluster_id:
         raise ArgumentsError(say("error.runai_scan_cluster"))
     check_scan_limits(args)

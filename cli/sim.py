@@ -18,24 +18,15 @@ import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cli.main import ArgumentsError, UsageError
 from cli.messages import say
-from diagnosis.bundle import Bundle
-from diagnosis.evidence.bundles import BundleError
-from simulator.environment import (
-    BUILTIN_SCENARIOS,
-    DEMO_ACCESS_KEY,
-    DEMO_SECRET_KEY,
-    Scenario,
-    export_lines,
-    modelarts_regions,
-    scenarios_of,
-    simulator_environment,
-)
-from simulator.runai_planes import PLANES
-from simulator.server import Fault, SimServer, Skipped, load_bundles_reporting, parse_fault
+
+if TYPE_CHECKING:
+    from diagnosis.bundle import Bundle
+    from simulator.environment import Scenario
+    from simulator.server import Fault, Skipped
 
 # How many example commands per kind the banner shows (`diagnose try --list` has them all).
 EXAMPLES_SHOWN = 2
@@ -50,7 +41,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--bundles",
-        default=str(BUILTIN_SCENARIOS),
+        default=None,
         metavar="DIR",
         help="folder of evidence bundles, searched recursively (default: the built-in scenarios)",
     )
@@ -65,14 +56,31 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--runai-plane",
-        choices=sorted(PLANES),
-        help="answer as this Run:ai control-plane release (token grants, sort fields, parameters, fields)",
+        type=_runai_plane,
+        metavar="RELEASE",
+        help="answer as this Run:ai control-plane release, 2.18, 2.20 or current (token grants, sort "
+        "fields, parameters, fields)",
     )
     parser.set_defaults(handler=handle)
 
 
-def load_scenarios(folder: str) -> tuple[list[tuple[Path, Bundle]], list[Skipped]]:
-    """The bundles of `folder`, each file skipped named on stderr with its reason."""
+def _runai_plane(name: str) -> str:
+    """A release the simulator knows (read only when the option is given)."""
+    from simulator.runai_planes import PLANES
+
+    if name not in PLANES:
+        raise argparse.ArgumentTypeError(f"unknown release {name!r}: use {', '.join(sorted(PLANES))}")
+    return name
+
+
+def load_scenarios(folder: str | None) -> tuple[list[tuple[Path, Bundle]], list[Skipped]]:
+    """The bundles of `folder` (None: the built-in scenarios), each file skipped named on stderr
+    with its reason."""
+    from diagnosis.evidence.bundles import BundleError
+    from simulator.environment import BUILTIN_SCENARIOS
+    from simulator.server import load_bundles_reporting
+
+    folder = folder or str(BUILTIN_SCENARIOS)
     if not Path(folder).is_dir():
         raise UsageError(say("error.bundles_not_folder", folder=folder))
     try:
@@ -115,6 +123,8 @@ def _examples(scenarios: list[Scenario]) -> list[str]:
 
 def banner(url: str, environment: dict[str, str], scenarios: list[Scenario], *, served: int) -> str:
     """What `diagnose sim` prints once it serves: a sourceable block of `export` lines."""
+    from simulator.environment import export_lines
+
     lines = [
         say("sim.banner.one" if served == 1 else "sim.banner.many", served=served, url=url),
         say("sim.banner.paste"),
@@ -127,6 +137,8 @@ def banner(url: str, environment: dict[str, str], scenarios: list[Scenario], *, 
 
 
 def _keys(text: str | None) -> tuple[str, str]:
+    from simulator.environment import DEMO_ACCESS_KEY, DEMO_SECRET_KEY
+
     if not text:
         return DEMO_ACCESS_KEY, DEMO_SECRET_KEY
     access_key, separator, secret_key = text.partition(":")
@@ -136,6 +148,10 @@ def _keys(text: str | None) -> tuple[str, str]:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from simulator.environment import modelarts_regions, scenarios_of, simulator_environment
+    from simulator.runai_planes import PLANES
+    from simulator.server import SimServer, parse_fault
+
     latency: dict[str, float] = {}
     for item in args.latency_op:
         op, _, seconds = item.partition("=")

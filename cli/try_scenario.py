@@ -22,21 +22,13 @@ import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cli.main import ArgumentsError
 from cli.messages import say
-from cli.sim import load_scenarios
-from simulator.environment import (
-    BUILTIN_SCENARIOS,
-    DEMO_ACCESS_KEY,
-    DEMO_SECRET_KEY,
-    Scenario,
-    modelarts_regions,
-    scenarios_of,
-    simulator_environment,
-)
-from simulator.server import SimServer
+
+if TYPE_CHECKING:
+    from simulator.environment import Scenario
 
 # Variables of the person's own environment that would point the live clients elsewhere.
 UNSET = (
@@ -67,7 +59,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--list", action="store_true", help="list the scenarios and their commands")
     parser.add_argument(
         "--bundles",
-        default=str(BUILTIN_SCENARIOS),
+        default=None,
         metavar="DIR",
         help="folder of evidence bundles (default: the built-in scenarios)",
     )
@@ -111,6 +103,15 @@ def listing(scenarios: list[Scenario]) -> str:
 
 def handle(args: argparse.Namespace) -> int:
     from cli.main import main
+    from cli.sim import load_scenarios
+    from simulator.environment import (
+        DEMO_ACCESS_KEY,
+        DEMO_SECRET_KEY,
+        modelarts_regions,
+        scenarios_of,
+        simulator_environment,
+    )
+    from simulator.server import SimServer
 
     pairs, _skipped = load_scenarios(args.bundles)
     scenarios = scenarios_of(pairs)

@@ -13,7 +13,7 @@ from diagnosis.models import Category, Confidence, Exchange, FaultLevel, Outcome
 
 
 class ExpectedRecurrence(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     count: int = Field(ge=0)
     recurring: bool
@@ -24,7 +24,7 @@ class RobustnessCase(BaseModel):
     """A recorded answer field the real API does not return (checked against the official SDK's
     response models): kept on purpose, to show the product reads it when it is there."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     op: str = Field(min_length=1)
     # JSON paths in the answer, list items written `[]` (`events[].info`); a path covers its children.
@@ -40,7 +40,7 @@ class Expected(BaseModel):
     all of it. `reason` says which rule row or platform rule the verdict rests on.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     outcome: Outcome
     route: Route | None = None

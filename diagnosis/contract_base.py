@@ -41,6 +41,8 @@ class ProductModel(BaseModel):
         populate_by_name=True,
         json_schema_serialization_defaults_required=True,
         json_schema_extra=_open_to_readers,
+        # Built on first use: a command builds only the models it reads or writes.
+        defer_build=True,
     )
 
 

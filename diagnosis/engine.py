@@ -12,9 +12,7 @@ import importlib
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import datetime
-from typing import Protocol, TypedDict, Unpack
-
-from pydantic_settings import BaseSettings
+from typing import TYPE_CHECKING, Protocol, TypedDict, Unpack
 
 from diagnosis.bundle import Bundle
 from diagnosis.evidence.http.retrying import RetryPolicy
@@ -26,6 +24,9 @@ from diagnosis.masking import mask_diagnosis
 from diagnosis.models import DiagnoseRequest, Diagnosis, Exchange, Platform
 from diagnosis.render.i18n import check_language
 from diagnosis.scan import DiagnosedJob, ScanObserver, ScanResultBase, ScanScope
+
+if TYPE_CHECKING:
+    from pydantic_settings import BaseSettings  # a live source's settings; never loaded for a replay
 
 DEFAULT_LANG: dict[str, str] = {"modelarts": "zh", "runai": "en"}
 

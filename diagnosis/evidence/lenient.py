@@ -84,4 +84,5 @@ OBJECT = BeforeValidator(_object)
 class View(BaseModel):
     """A wire object: unknown fields ignored, every declared field optional."""
 
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    # Built on first use: a diagnosis reads a few of the platforms' views, never all of them.
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, defer_build=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from datetime import datetime
-from typing import Unpack
+from typing import TYPE_CHECKING, Unpack
 
 from diagnosis.bundle import Bundle
 from diagnosis.engine import LiveOptions, PlatformBackend
@@ -13,14 +13,15 @@ from diagnosis.evidence.makers import accepted_options, single_source
 from diagnosis.evidence.routes import RouteTable
 from diagnosis.evidence.series import SeriesReading
 from diagnosis.evidence.source import HttpSource, Recorder, Source
-from diagnosis.modelarts import client, series
-from diagnosis.modelarts import scan as modelarts_scan
-from diagnosis.modelarts.logurl import fetch_log_url
+from diagnosis.modelarts import client
 from diagnosis.modelarts.messages import LANGUAGES
 from diagnosis.modelarts.routes import ROUTES
 from diagnosis.modelarts.workflow import diagnose as run_workflow
 from diagnosis.models import DiagnoseRequest, Diagnosis, Exchange, Platform
 from diagnosis.scan import DiagnosedJob, ScanObserver, ScanScope
+
+if TYPE_CHECKING:
+    from diagnosis.modelarts.scan import ScanResult
 
 __all__ = ["BACKEND", "ModelArtsBackend"]
 
@@ -53,7 +54,9 @@ class ModelArtsBackend:
         lang: str,
         progress: ScanObserver | None = None,
         rate_per_second: float | None = None,
-    ) -> modelarts_scan.ScanResult:
+    ) -> ScanResult:
+        from diagnosis.modelarts import scan as modelarts_scan  # only for a scan
+
         async with client.live_sources(region=scope.region) as make_source:
             return await modelarts_scan.run_scan(
                 make_source, region=scope.region, now=now, lang=lang, progress=progress
@@ -61,7 +64,9 @@ class ModelArtsBackend:
 
     async def replay_scan(
         self, capture: Bundle, scope: ScanScope, *, lang: str, progress: ScanObserver | None = None
-    ) -> modelarts_scan.ScanResult:
+    ) -> ScanResult:
+        from diagnosis.modelarts import scan as modelarts_scan  # only for a scan
+
         async with client.replay_sources(capture) as make_source:
             return await modelarts_scan.run_scan(
                 make_source,
@@ -71,13 +76,19 @@ class ModelArtsBackend:
                 progress=progress,
             )
 
-    def scan_of(self, scope: ScanScope, jobs: Sequence[DiagnosedJob]) -> modelarts_scan.ScanResult:
+    def scan_of(self, scope: ScanScope, jobs: Sequence[DiagnosedJob]) -> ScanResult:
+        from diagnosis.modelarts import scan as modelarts_scan  # only for a scan
+
         return modelarts_scan.result_of(scope, jobs)
 
     async def log_link(self, *, job_id: str, task_id: str, region: str | None) -> str:
+        from diagnosis.modelarts.logurl import fetch_log_url  # the keys' sources: only for a link
+
         return await fetch_log_url(job_id=job_id, task_id=task_id, region=region)
 
     def memory_series(self, exchanges: Sequence[Exchange]) -> SeriesReading:
+        from diagnosis.modelarts import series  # only for a chart
+
         return series.memory_series(exchanges)
 
 

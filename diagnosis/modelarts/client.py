@@ -21,12 +21,11 @@ from diagnosis.evidence.http.throttle import Throttle
 from diagnosis.evidence.http.transport import real_transport
 from diagnosis.evidence.makers import replay_client
 from diagnosis.evidence.source import HttpSource, Recorder
-from diagnosis.modelarts import project, temporary_keys
+from diagnosis.modelarts.defaults import DEFAULT_REGION
 from diagnosis.modelarts.routes import READ_ONLY_POSTS, ROUTES
-from diagnosis.modelarts.settings import DEFAULT_REGION, ConfigError, endpoint_for
 from diagnosis.modelarts.signer import AkSkAuth
 
-__all__ = ["ConfigError", "SourceMaker", "build_client", "live_sources", "replay_sources"]
+__all__ = ["SourceMaker", "build_client", "live_sources", "replay_sources"]
 
 DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=5.0)
 REPLAY_ACCESS_KEY = "REPLAYACCESSKEY00000"
@@ -95,6 +94,10 @@ async def live_sources(
     deadline_seconds: float | None = None,
 ) -> AsyncIterator[SourceMaker]:
     """Signed live sources for a region; ConfigError names what is missing."""
+    # The keys' sources and the settings (pydantic-settings) only for a live diagnosis.
+    from diagnosis.modelarts import project, temporary_keys
+    from diagnosis.modelarts.settings import endpoint_for
+
     found = await temporary_keys.resolve_with_temporary(region, profile=profile)
     base_url = endpoint_for(found.region)
     found = await project.with_project(found)

@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 import jmespath
 
 from diagnosis.masking import mask
+from diagnosis.modelarts.defaults import DEFAULT_CONCURRENCY, DEFAULT_FILTER
 from diagnosis.modelarts.messages import CATALOGUE, LANGUAGES
 from diagnosis.modelarts.parse.job import Job
 from diagnosis.modelarts.workflow import Source, diagnose, list_jobs, listing_failure
@@ -26,14 +27,6 @@ from diagnosis.models import DiagnoseRequest, Diagnosis, Platform
 from diagnosis.render.i18n import Translator, check_language
 from diagnosis.scan import DiagnosedJob, ScanProgress, ScanResultBase, ScanScope, diagnose_each
 from diagnosis.scan.recurring import ScanMember, cell
-
-# The runbook's filter over `items[]`, plus the wire's secondary phases that mean a fault.
-DEFAULT_FILTER = (
-    "items[?status.phase=='Failed' || status.phase=='Timeout' || status.phase=='Abnormal'"
-    " || status.secondary_phase=='CreateFailed' || status.secondary_phase=='Lost']"
-)
-DEFAULT_CONCURRENCY = 8
-DEFAULT_RATE_PER_SECOND = 5.0
 
 SourceMaker = Callable[[], Source]
 

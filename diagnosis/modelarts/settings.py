@@ -18,7 +18,10 @@ from typing import Any
 from pydantic import SecretStr, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-DEFAULT_REGION = "cn-north-4"
+from diagnosis.modelarts.defaults import DEFAULT_REGION
+
+__all__ = ["DEFAULT_REGION", "ConfigError", "ModelArtsSettings", "check_region", "endpoint_for"]
+
 REGION_PATTERN = re.compile(r"^[a-z]{2,}-[a-z]+-\d+$")
 
 # The SDK's region table for ModelArts (huaweicloudsdkmodelarts' ModelArtsRegion). ap-southeast-1 really ends

@@ -1,18 +1,19 @@
-"""Diagnosis -> Markdown (the source runbooks' report shapes) or JSON. Renderers never call an API."""
+"""Diagnosis -> Markdown (the source runbooks' report shapes) or JSON. Renderers never call an API.
+
+Every text rendered here is masked; masking (and the models it reads) is imported by the renderers
+that use it, so that reading a message catalogue (diagnosis.render.i18n) loads neither.
+"""
 
 from __future__ import annotations
 
 import importlib
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jmespath
-import jmespath.exceptions
-
-from diagnosis.masking import mask, mask_diagnosis
-from diagnosis.models import Diagnosis
-from diagnosis.scan import ScanResultBase
+if TYPE_CHECKING:
+    from diagnosis.models import Diagnosis
+    from diagnosis.scan import ScanResultBase
 
 _REPORT_MODULES = {"runai": "diagnosis.runai.report", "modelarts": "diagnosis.modelarts.report"}
 _SCAN_REPORT_MODULES = {"runai": "diagnosis.runai.scan.markdown", "modelarts": "diagnosis.modelarts.scan"}
@@ -53,6 +54,8 @@ def _with_inert_prose(diagnosis: Diagnosis) -> Diagnosis:
 
 
 def render_markdown(diagnosis: Diagnosis, *, lang: str) -> str:
+    from diagnosis.masking import mask, mask_diagnosis
+
     module = importlib.import_module(_REPORT_MODULES[diagnosis.platform])
     text: str = module.render_markdown(_with_inert_prose(mask_diagnosis(diagnosis)), lang=lang)
     return _BIDI.sub("\ufffd", mask(text))
@@ -60,12 +63,16 @@ def render_markdown(diagnosis: Diagnosis, *, lang: str) -> str:
 
 def render_scan_markdown(result: ScanResultBase, *, lang: str) -> str:
     """A scan's Markdown summary in its platform's shape (as `diagnose … scan` prints it), masked."""
+    from diagnosis.masking import mask
+
     module = importlib.import_module(_SCAN_REPORT_MODULES[result.platform])
     text: str = module.render_scan_markdown(result, lang=lang)
     return _BIDI.sub("\ufffd", mask(text))
 
 
 def render_json(diagnosis: Diagnosis) -> str:
+    from diagnosis.masking import mask_diagnosis
+
     return json.dumps(mask_diagnosis(diagnosis).to_json_dict(), ensure_ascii=False, indent=2)
 
 
@@ -75,6 +82,9 @@ class QueryError(ValueError):
 
 def apply_query(data: Any, expression: str) -> Any:
     """`--query EXPR`: a JMESPath expression over the JSON output, as `hcloud --cli-query` does."""
+    import jmespath  # only for --query
+    import jmespath.exceptions
+
     try:
         return jmespath.search(expression, data)
     except jmespath.exceptions.JMESPathError as exc:

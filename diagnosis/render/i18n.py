@@ -19,14 +19,11 @@ import functools
 import gettext
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any
 
+from diagnosis.languages import BASE_LANGUAGE, LANGUAGES
+from diagnosis.languages import Language as Language  # re-exported: the type of a language id
 from diagnosis.render.compose import compose
-
-# The languages every surface offers: reports, Slack, explanations, questions and next steps.
-Language = Literal["en", "fr", "zh", "ja"]
-LANGUAGES: tuple[str, ...] = get_args(Language)
-BASE_LANGUAGE = "en"
 
 
 class UnsupportedLanguage(ValueError):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from datetime import datetime
-from typing import Unpack
+from typing import TYPE_CHECKING, Unpack
 
 from diagnosis.bundle import Bundle
 from diagnosis.engine import LiveOptions, NotOffered, PlatformBackend
@@ -14,14 +14,15 @@ from diagnosis.evidence.routes import RouteTable
 from diagnosis.evidence.series import SeriesReading
 from diagnosis.evidence.source import Recorder, Source
 from diagnosis.models import DiagnoseRequest, Diagnosis, Exchange, Platform
-from diagnosis.runai import client, series, workflow
+from diagnosis.runai import client, workflow
+from diagnosis.runai.defaults import DEFAULT_LOOKBACK, DEFAULT_RATE_PER_SECOND
 from diagnosis.runai.messages import LANGUAGES
 from diagnosis.runai.routes import ROUTES
-from diagnosis.runai.scan import result as scan_result
-from diagnosis.runai.scan import run as scan_run
-from diagnosis.runai.scan.throttle import DEFAULT_RATE_PER_SECOND
 from diagnosis.runai.source import RunaiSource
 from diagnosis.scan import DiagnosedJob, ScanObserver, ScanScope
+
+if TYPE_CHECKING:
+    from diagnosis.runai.scan.result import ScanResult
 
 __all__ = ["BACKEND", "RunaiBackend"]
 
@@ -66,13 +67,15 @@ class RunaiBackend:
         lang: str,
         progress: ScanObserver | None = None,
         rate_per_second: float | None = None,
-    ) -> scan_result.ScanResult:
+    ) -> ScanResult:
+        from diagnosis.runai.scan import run as scan_run  # the scan's modules, only for a scan
+
         if not scope.cluster_id:
             raise ValueError("a Run:ai scan needs its cluster")
         return await scan_run.run_scan(
             cluster_id=scope.cluster_id,
             project=scope.project,
-            lookback=scope.lookback or scan_result.DEFAULT_LOOKBACK,
+            lookback=scope.lookback or DEFAULT_LOOKBACK,
             now=now,
             rate_per_second=rate_per_second or DEFAULT_RATE_PER_SECOND,
             progress=scan_run.counts_to(progress),
@@ -81,7 +84,9 @@ class RunaiBackend:
 
     async def replay_scan(
         self, capture: Bundle, scope: ScanScope, *, lang: str, progress: ScanObserver | None = None
-    ) -> scan_result.ScanResult:
+    ) -> ScanResult:
+        from diagnosis.runai.scan import run as scan_run
+
         recorded = capture.request
         async with client.replay_sources(capture) as make_source:
             return await scan_run.scan_with(
@@ -89,19 +94,23 @@ class RunaiBackend:
                 cluster_id=str(recorded.get("cluster_id") or scope.cluster_id),
                 project=recorded.get("project") or None,
                 # The recorded pages answer the recorded filter only: the capture's own lookback.
-                lookback=str(recorded.get("lookback") or scope.lookback or scan_result.DEFAULT_LOOKBACK),
+                lookback=str(recorded.get("lookback") or scope.lookback or DEFAULT_LOOKBACK),
                 now=capture.captured_at,
                 lang=lang,
                 progress=scan_run.counts_to(progress),
             )
 
-    def scan_of(self, scope: ScanScope, jobs: Sequence[DiagnosedJob]) -> scan_result.ScanResult:
+    def scan_of(self, scope: ScanScope, jobs: Sequence[DiagnosedJob]) -> ScanResult:
+        from diagnosis.runai.scan import result as scan_result
+
         return scan_result.result_of(scope, jobs)
 
     async def log_link(self, *, job_id: str, task_id: str, region: str | None) -> str:
         raise NotOffered("Run:ai offers no log link: the logs are read through Kubernetes")
 
     def memory_series(self, exchanges: Sequence[Exchange]) -> SeriesReading:
+        from diagnosis.runai import series  # only for a chart
+
         return series.memory_series(exchanges)
 
 

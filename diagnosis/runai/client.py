@@ -10,7 +10,7 @@ import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -22,17 +22,19 @@ from diagnosis.evidence.http.transport import environment_proxy, real_transport
 from diagnosis.evidence.makers import replay_client
 from diagnosis.evidence.source import CallLog, HttpSource, Recorder
 from diagnosis.runai.auth import RunaiTokenAuth, TokenFailureTransport
-from diagnosis.runai.contexts import Tier2Unavailable, Unmapped, tier2_context
-from diagnosis.runai.k8s import KubeAccess, KubeUnavailable, Tier2Reason, load_kube_access
 from diagnosis.runai.routes import ROUTES, TOKEN_PATH, is_k8s_op
-from diagnosis.runai.settings import ConfigError, RunaiSettings, load_settings
 from diagnosis.runai.source import RunaiSource
+from diagnosis.runai.tier2_reasons import Tier2Reason, Tier2Unavailable, Unmapped
+
+if TYPE_CHECKING:
+    from diagnosis.runai.k8s import KubeAccess
+    from diagnosis.runai.settings import RunaiSettings
 
 DEFAULT_TIMEOUT_SECONDS = 20.0
 TOKEN_POST = AllowedPost(re.escape(TOKEN_PATH), "Run:ai token request (client credentials)")
 REPLAY_BASE_URL = "http://replay.invalid"
 
-__all__ = ["ConfigError", "SourceMaker", "live_sources", "replay_sources"]
+__all__ = ["SourceMaker", "live_sources", "replay_sources"]
 
 
 def _transport(
@@ -117,6 +119,12 @@ async def live_sources(
     serves `cluster_id` (diagnosis.runai.contexts); when they do not, or no context serves that
     cluster, the reason is kept for the limitation the workflow reports if Tier 2 is needed.
     """
+    # The settings from the environment and the Kubernetes client (kubeconfig, in-cluster
+    # credentials) only for a live diagnosis: a replay needs neither.
+    from diagnosis.runai.contexts import tier2_context
+    from diagnosis.runai.k8s import KubeUnavailable, load_kube_access
+    from diagnosis.runai.settings import load_settings
+
     settings = settings or load_settings()
     url, client_id, client_secret = settings.require_control_plane()
     throttle = throttle or Throttle()

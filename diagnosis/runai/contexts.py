@@ -13,38 +13,25 @@ guessed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
-from diagnosis.render.i18n import BASE_LANGUAGE, Translator
-from diagnosis.runai.k8s import KubeContexts, Tier2Reason, list_contexts
-from diagnosis.runai.messages import CATALOGUE
+from diagnosis.runai.k8s import KubeContexts, list_contexts
 from diagnosis.runai.settings import ConfigError, RunaiSettings
+from diagnosis.runai.tier2_reasons import Tier2Unavailable, Unmapped
+
+__all__ = [
+    "ANY_CLUSTER",
+    "Tier2Unavailable",
+    "Unmapped",
+    "context_for",
+    "load_mapping",
+    "parse_mapping",
+    "tier2_context",
+]
 
 ANY_CLUSTER = "*"
-
-
-@dataclass(frozen=True)
-class Unmapped:
-    """Tier 2 is not used for `cluster_id`: no context is mapped to it (`kube_clusters` = 0), or
-    the kubeconfig reaches several clusters (`kube_clusters` of them) and no mapping says which."""
-
-    cluster_id: str
-    kube_clusters: int = 0
-
-    def words(self, t: Translator) -> str:
-        if self.kube_clusters:
-            return t("word.tier2_ambiguous", cluster=self.cluster_id, count=self.kube_clusters)
-        return t("word.tier2_unmapped", cluster=self.cluster_id)
-
-    def __str__(self) -> str:
-        return self.words(Translator(CATALOGUE, BASE_LANGUAGE))
-
-
-# Why Tier 2 is not used for a workload, said in the report's language (`words(t)`).
-Tier2Unavailable = Tier2Reason | Unmapped
 
 
 def parse_mapping(text: str, *, origin: str) -> dict[str, str]:

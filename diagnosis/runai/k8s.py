@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import ssl
 from collections.abc import Callable, Generator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -28,8 +28,7 @@ from kubernetes import client as k8s_client
 from kubernetes import config as k8s_config
 from kubernetes.client import rest as k8s_rest
 
-from diagnosis.render.i18n import BASE_LANGUAGE, Translator
-from diagnosis.runai.messages import CATALOGUE
+from diagnosis.runai.tier2_reasons import Tier2Reason
 
 IN_CLUSTER = "in-cluster"
 
@@ -44,27 +43,6 @@ class KubeAccess:
     origin: str
     proxy: httpx.Proxy | None = None
     context: str | None = None
-
-
-@dataclass(frozen=True)
-class Tier2Reason:
-    """Why Tier 2 is not used: a message id of the `runai` catalogue and its values (a value may be
-    a reason of its own, such as where the configuration came from), said in the report's language."""
-
-    msgid: str
-    values: Mapping[str, str | Tier2Reason] = field(default_factory=dict)
-
-    def words(self, t: Translator) -> str:
-        return t(
-            self.msgid,
-            **{
-                key: value.words(t) if isinstance(value, Tier2Reason) else value
-                for key, value in self.values.items()
-            },
-        )
-
-    def __str__(self) -> str:
-        return self.words(Translator(CATALOGUE, BASE_LANGUAGE))
 
 
 class KubeUnavailable(Exception):

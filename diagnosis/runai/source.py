@@ -10,9 +10,8 @@ from typing import Any
 
 from diagnosis.evidence.answer import Answer
 from diagnosis.evidence.source import HttpSource
-from diagnosis.runai.contexts import Tier2Unavailable
-from diagnosis.runai.k8s import Tier2Reason
 from diagnosis.runai.routes import is_k8s_op
+from diagnosis.runai.tier2_reasons import Tier2Reason, Tier2Unavailable
 
 
 class RunaiSource:

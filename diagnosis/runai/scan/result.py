@@ -9,11 +9,10 @@ from typing import Any, ClassVar
 
 from diagnosis.models import Exchange, Platform
 from diagnosis.runai import parse
+from diagnosis.runai.defaults import DEFAULT_LOOKBACK
 from diagnosis.runai.phases import FAILING_POD_PHASES, lowered
 from diagnosis.scan import DiagnosedJob, ScanResultBase, ScanScope
 from diagnosis.scan.recurring import ScanMember
-
-DEFAULT_LOOKBACK = "7d"
 
 
 @dataclass

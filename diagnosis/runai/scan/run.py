@@ -18,17 +18,16 @@ from diagnosis.models import DiagnoseRequest, Diagnosis, Exchange, Target
 from diagnosis.render.i18n import Translator
 from diagnosis.runai import client, parse
 from diagnosis.runai.client import DEFAULT_TIMEOUT_SECONDS, SourceMaker
+from diagnosis.runai.defaults import DEFAULT_CONCURRENCY, DEFAULT_LOOKBACK, DEFAULT_RATE_PER_SECOND
 from diagnosis.runai.messages import CATALOGUE
 from diagnosis.runai.scan.failure import listing_failure
 from diagnosis.runai.scan.listing import list_failed, list_filter
-from diagnosis.runai.scan.result import DEFAULT_LOOKBACK, ScanResult, images_of, nodes_of
-from diagnosis.runai.scan.throttle import DEFAULT_RATE_PER_SECOND, ScanThrottle
+from diagnosis.runai.scan.result import ScanResult, images_of, nodes_of
+from diagnosis.runai.scan.throttle import ScanThrottle
 from diagnosis.runai.settings import RunaiSettings
 from diagnosis.scan import ScanObserver, ScanProgress, diagnose_each
 from diagnosis.scan.recurring import ScanMember
 from diagnosis.timeutil import parse_duration
-
-DEFAULT_CONCURRENCY = 8
 
 Progress = Callable[[int, int], None]
 

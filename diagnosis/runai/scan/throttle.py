@@ -7,8 +7,6 @@ from collections.abc import Callable
 
 from diagnosis.evidence.http.throttle import Throttle
 
-# Run:ai documents no rate limit for its API; this keeps a scan of thousands polite.
-DEFAULT_RATE_PER_SECOND = 10.0
 MIN_RATE_PER_SECOND = 0.5
 
 

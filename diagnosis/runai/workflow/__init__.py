@@ -15,9 +15,9 @@ from datetime import UTC, datetime
 from diagnosis.models import DiagnoseRequest, Diagnosis, Target
 from diagnosis.render.i18n import Translator
 from diagnosis.runai.compose import format_quantity
-from diagnosis.runai.contexts import Tier2Unavailable
 from diagnosis.runai.messages import CATALOGUE
 from diagnosis.runai.paging import Fetcher
+from diagnosis.runai.tier2_reasons import Tier2Unavailable
 from diagnosis.runai.workflow.resolve import start
 from diagnosis.runai.workflow.state import Run, State, run_steps
 from diagnosis.timeutil import parse_duration

@@ -16,12 +16,12 @@ import asyncio
 from diagnosis.evidence.answer import Answer
 from diagnosis.models import Diagnosis
 from diagnosis.render.i18n import Translator
-from diagnosis.runai.contexts import Tier2Unavailable
 from diagnosis.runai.rules import Signal, Verdict, decide
 from diagnosis.runai.signals import Observation, from_desired_phase, from_pods
 from diagnosis.runai.tier2.evidence import Tier2Evidence
 from diagnosis.runai.tier2.nodes import read_nodes
 from diagnosis.runai.tier2.pods import PodObjectsHook, read_pods
+from diagnosis.runai.tier2_reasons import Tier2Unavailable
 from diagnosis.runai.workflow.conclude import conclude
 from diagnosis.runai.workflow.preemption import route_if_preempted
 from diagnosis.runai.workflow.state import Conditional, Next, Note, Run, State

@@ -17,11 +17,11 @@ from diagnosis.evidence.answer import Answer
 from diagnosis.models import DiagnoseRequest, Diagnosis, Evidence, Target
 from diagnosis.render.i18n import Translator
 from diagnosis.runai import parse
-from diagnosis.runai.contexts import Tier2Unavailable
 from diagnosis.runai.paging import Fetcher, Paged
 from diagnosis.runai.rules import Signal, Verdict, classify
 from diagnosis.runai.signals import Observation
 from diagnosis.runai.tier2.evidence import Tier2Evidence
+from diagnosis.runai.tier2_reasons import Tier2Unavailable
 
 # Takes a limitation text as it is found.
 Note = Callable[[str], None]
