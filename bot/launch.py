@@ -189,6 +189,11 @@ def run_worker(parts: Parts, *, health_port: int | None = None) -> int:
 
     stop = _stop_on_signals()
     bot, store, queues = parts.open()
+    if bot.runtime.services.backend.name == "live":
+        # The live clients' imports now, not within the first diagnosis' deadline.
+        from diagnosis import engine
+
+        engine.warm_up()
     prepare_worker_process()
     workers = Workers(
         queues, chat_threads=parts.settings.chat_threads, diagnosis_threads=parts.settings.diagnosis_slots

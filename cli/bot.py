@@ -97,6 +97,9 @@ def configure_logging(level: str) -> None:
     )
     logging.getLogger("slack_sdk").setLevel(logging.WARNING)
     logging.getLogger("httpx").setLevel(logging.WARNING)
+    # waitress warns "Task queue depth is N" for every request that waits for one of its threads:
+    # each request of a burst, each line masked and written while the acks are being answered.
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
 
 
 def handle(args: argparse.Namespace) -> int:

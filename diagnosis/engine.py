@@ -92,6 +92,11 @@ class PlatformBackend(Protocol):
         for the memory-vs-limit chart; or why there is none."""
         ...
 
+    def load_live_clients(self) -> None:
+        """Import what a live diagnosis, a scan and a log link need (settings, credentials, the
+        Kubernetes client), which the engine otherwise imports on first use."""
+        ...
+
 
 class NotOffered(LookupError):
     """The platform offers no such thing (a log link on Run:ai); the message says so."""
@@ -110,6 +115,27 @@ def backend(platform: str) -> PlatformBackend:
     module = importlib.import_module(_BACKEND_MODULES[platform])
     found: PlatformBackend = module.BACKEND
     return found
+
+
+def warm_up(*platforms: str) -> None:
+    """In a process that serves many live diagnoses under deadlines (the MCP server, the bot's
+    worker), what a first diagnosis would otherwise do within its deadline, done now: the imports
+    of the live clients (the Kubernetes client alone takes a second on a busy machine), the
+    pydantic models built, the masking rules compiled. A command that runs once does none of it."""
+    from pydantic import BaseModel
+
+    from diagnosis.masking import compile_rules
+
+    importlib.import_module("httpcore")  # httpx's transport layer, loaded when a first client opens
+    for platform in platforms or tuple(_BACKEND_MODULES):
+        backend(platform).load_live_clients()
+    models: list[type[BaseModel]] = [BaseModel]
+    while models:
+        model = models.pop()
+        models.extend(model.__subclasses__())
+        if model.__module__.startswith("diagnosis.") and not model.__pydantic_complete__:
+            model.model_rebuild()
+    compile_rules()
 
 
 def resolve_lang(platform: str, lang: str | None) -> str:

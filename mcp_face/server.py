@@ -13,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from diagnosis import engine
 from diagnosis.masking import MaskingFilter
 from mcp_face.access import Caller, Policy
 from mcp_face.audit import AuditLog
@@ -77,6 +78,8 @@ def build_server(
 
 def _runner(settings: McpSettings) -> CallRunner:
     current_time()  # an unreadable DIAGNOSE_NOW stops the server at start, not at each call
+    # The live clients' imports now: a tool call's deadline counts from its first request.
+    engine.warm_up()
     return CallRunner(audit=AuditLog.open(settings.audit), timeout_seconds=settings.timeout)
 
 

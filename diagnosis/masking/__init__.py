@@ -48,6 +48,7 @@ __all__ = [
     "MASKED_TOKEN",
     "MASK_PREFIX",
     "MaskingFilter",
+    "compile_rules",
     "forget_cached",
     "ip_token",
     "is_secret_name",
@@ -129,6 +130,12 @@ def _mask_text(text: str) -> str:
         text, data = normalise_ascii(text, text.encode("ascii"))
         return _mask_normalised(text, data)
     return _mask_normalised(*normalise(text, text.encode("utf-8", "surrogatepass")))
+
+
+def compile_rules() -> None:
+    """Compile every rule's patterns now (each is otherwise compiled the first time it runs)."""
+    for rule in _WINDOW_RULES:
+        rule.compile()
 
 
 def forget_cached() -> None:

@@ -46,6 +46,10 @@ class Rule:
     def regex(self) -> re.Pattern[str]:
         return _compiled(self.pattern)
 
+    def compile(self) -> None:
+        """Compile the pattern now rather than on the rule's first run."""
+        self.__dict__.setdefault("regex", _compiled(self.pattern))
+
 
 @dataclass(frozen=True)
 class KeyedRule:
@@ -65,6 +69,11 @@ class KeyedRule:
     @cached_property
     def value_regex(self) -> re.Pattern[str]:
         return _compiled(self.value)
+
+    def compile(self) -> None:
+        """Compile the patterns now rather than on the rule's first run."""
+        self.__dict__.setdefault("key_regex", _compiled(self.key))
+        self.__dict__.setdefault("value_regex", _compiled(self.value))
 
 
 AnyRule = Rule | KeyedRule

@@ -86,6 +86,9 @@ class ModelArtsBackend:
 
         return await fetch_log_url(job_id=job_id, task_id=task_id, region=region)
 
+    def load_live_clients(self) -> None:
+        from diagnosis.modelarts import logurl, project, scan, settings, temporary_keys  # noqa: F401
+
     def memory_series(self, exchanges: Sequence[Exchange]) -> SeriesReading:
         from diagnosis.modelarts import series  # only for a chart
 

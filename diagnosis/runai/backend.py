@@ -108,6 +108,10 @@ class RunaiBackend:
     async def log_link(self, *, job_id: str, task_id: str, region: str | None) -> str:
         raise NotOffered("Run:ai offers no log link: the logs are read through Kubernetes")
 
+    def load_live_clients(self) -> None:
+        from diagnosis.runai import contexts, k8s, settings  # noqa: F401
+        from diagnosis.runai.scan import run  # noqa: F401
+
     def memory_series(self, exchanges: Sequence[Exchange]) -> SeriesReading:
         from diagnosis.runai import series  # only for a chart
 
