@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
 from diagnosis.knowledge.rows import Role
@@ -131,16 +132,27 @@ class LineRule:
     # Whether digits decide this row (`return code: 137`, `EL0004`): lines that differ only in
     # their digits may then be classified differently (the scanner's shape cache must not apply).
     digit_sensitive: bool = field(init=False, repr=False, compare=False)
-    compiled: re.Pattern[str] = field(init=False, repr=False, compare=False)
-    compiled_code: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
-    compiled_exit: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        confirm = self.confirm if self.confirm is not None else "|".join(self.scan)
-        object.__setattr__(self, "compiled", re.compile(confirm))
-        object.__setattr__(self, "digit_sensitive", bool(re.search(r"[0-9]", confirm + "".join(self.scan))))
-        object.__setattr__(self, "compiled_code", re.compile(self.code) if self.code else None)
-        object.__setattr__(self, "compiled_exit", re.compile(self.exit_code) if self.exit_code else None)
+        digits = any(char in "0123456789" for char in self._confirm + "".join(self.scan))
+        object.__setattr__(self, "digit_sensitive", digits)
+
+    @property
+    def _confirm(self) -> str:
+        return self.confirm if self.confirm is not None else "|".join(self.scan)
+
+    # The row's patterns are compiled the first time a line is checked against it.
+    @cached_property
+    def compiled(self) -> re.Pattern[str]:
+        return re.compile(self._confirm)
+
+    @cached_property
+    def compiled_code(self) -> re.Pattern[str] | None:
+        return re.compile(self.code) if self.code else None
+
+    @cached_property
+    def compiled_exit(self) -> re.Pattern[str] | None:
+        return re.compile(self.exit_code) if self.exit_code else None
 
 
 # The header that opens a Python traceback; the scanner then follows the frames line by line.

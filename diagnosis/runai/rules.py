@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cache
 from typing import Any, Literal
 
 from diagnosis.knowledge.exitcodes import KILLED_FROM_OUTSIDE
@@ -77,9 +78,10 @@ class Signal:
 
 
 def _rx(pattern: str) -> Predicate:
-    """Text patterns read platform-written text; log lines are classified only by the log scanner's kind."""
-    compiled = re.compile(pattern, re.IGNORECASE)
-    return lambda obs: obs.kind != "log" and bool(compiled.search(obs.haystack))
+    """Text patterns read platform-written text; log lines are classified only by the log scanner's kind.
+    Each is compiled the first time an observation reaches it."""
+    compiled = cache(lambda: re.compile(pattern, re.IGNORECASE))
+    return lambda obs: obs.kind != "log" and bool(compiled().search(obs.haystack))
 
 
 def _reason(*names: str) -> Predicate:
