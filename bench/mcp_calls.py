@@ -6,9 +6,9 @@ through the same live clients. The CLI is what a person, or an agent shelling ou
 start-up included). The MCP face is `diagnose mcp` over stdio, started once by the official SDK's
 client; each `diagnose_runai` call is timed from the request to the result, and the session's
 start-up (process, imports, handshake) is shown on its own. Both answers are compared: the
-same diagnosis/v1 JSON, or the run is void.
+same diagnosis/v1 JSON, or the run misses its one target (the timings would compare different work).
 
-    python -m bench.mcp_calls [--repeat 5] [--latency 0.05]
+    python -m bench.mcp_calls [--repeat 5] [--latency 0.05]   (also part of `make bench`)
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from typing import Any
 
 from mcp import Client, StdioServerParameters
 
+from bench.harness import BenchResult, Check
 from cli.demo import write_kubeconfig
 from diagnosis.bundle import Bundle
 from diagnosis.evidence.bundles import load_bundle
@@ -34,6 +35,8 @@ from simulator.server import SimServer
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI = [sys.executable, "-c", "import sys; from cli.main import main; sys.exit(main())"]
+DEFAULT_REPEAT = 5
+DEFAULT_LATENCY_SECONDS = 0.05
 SCENARIOS = ("runai-oom-killed", "runai-crash-app-error", "runai-crashloop-active-option-b")
 
 
@@ -96,41 +99,61 @@ async def time_mcp(
     return startup, timings, answers
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument(
-        "--latency", type=float, default=0.05, help="seconds the simulator adds to every call"
-    )
-    args = parser.parse_args(argv)
+def run(*, repeat: int = DEFAULT_REPEAT, latency: float = DEFAULT_LATENCY_SECONDS) -> BenchResult:
+    """Each scenario `repeat` times as a CLI process and as a tool call of one MCP session."""
+    result = BenchResult(title="mcp_calls")
     scenario_bundles = bundles()
     now = scenario_bundles[0].captured_at.strftime("%Y-%m-%dT%H:%M:%SZ")
     requests = [dict(bundle.request) for bundle in scenario_bundles]
     with (
         tempfile.TemporaryDirectory() as folder,
-        SimServer(scenario_bundles, default_latency=args.latency) as sim,
+        SimServer(scenario_bundles, default_latency=latency) as sim,
     ):
-        sim.token_latency = args.latency
+        sim.token_latency = latency
         env = environment(sim, Path(folder), now)
-        cli_runs = [[time_cli(env, request) for _ in range(args.repeat)] for request in requests]
+        cli_runs = [[time_cli(env, request) for _ in range(repeat)] for request in requests]
         audit = Path(folder) / "audit.jsonl"
-        startup, mcp_runs, answers = asyncio.run(time_mcp(env, requests, args.repeat, audit=audit))
+        startup, mcp_runs, answers = asyncio.run(time_mcp(env, requests, repeat, audit=audit))
 
-    print(
-        f"one diagnosis: MCP tool call vs CLI process (simulator latency {args.latency * 1000:.0f} ms per call)"
-    )
+    print(f"One diagnosis: MCP tool call vs CLI process (simulator latency {latency * 1000:.0f} ms per call)")
     print(f"MCP session start-up (process, imports, handshake): {startup:.2f} s, once per session")
     print(f"{'scenario':<36} {'CLI median':>11} {'MCP median':>11} {'ratio':>7}")
     ratios = []
+    differing = 0
     for name, cli, mcp, answer in zip(SCENARIOS, cli_runs, mcp_runs, answers, strict=True):
-        assert cli[-1][1] == answer, f"{name}: the MCP answer differs from the CLI's"
+        same = cli[-1][1] == answer
+        differing += not same
         cli_median = statistics.median(seconds for seconds, _ in cli)
         mcp_median = statistics.median(mcp)
         ratios.append(cli_median / mcp_median)
-        print(f"{name:<36} {cli_median:>10.3f}s {mcp_median:>10.3f}s {cli_median / mcp_median:>6.1f}x")
-    print(f"median ratio CLI / MCP call: {statistics.median(ratios):.1f}x (same diagnosis/v1 JSON both ways)")
+        verdict = "" if same else "  the MCP answer differs from the CLI's"
+        print(
+            f"{name:<36} {cli_median:>10.3f}s {mcp_median:>10.3f}s {cli_median / mcp_median:>6.1f}x{verdict}"
+        )
+        result.figures[name] = f"CLI {cli_median:.3f} s, MCP call {mcp_median:.3f} s"
+    median_ratio = statistics.median(ratios)
+    print(f"median ratio CLI / MCP call: {median_ratio:.1f}x")
+    result.figures["session start-up"] = f"{startup:.2f} s"
+    result.figures["median CLI / MCP call"] = f"{median_ratio:.1f} x"
+    # The two faces must give the same diagnosis/v1 JSON, or the timings compare different work.
+    result.checks.append(Check("MCP answers that differ from the CLI's diagnosis/v1 JSON", differing, 0))
+    result.print_checks()
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--repeat", type=int, default=DEFAULT_REPEAT)
+    parser.add_argument(
+        "--latency",
+        type=float,
+        default=DEFAULT_LATENCY_SECONDS,
+        help="seconds the simulator adds to every call",
+    )
+    args = parser.parse_args(argv)
+    run(repeat=args.repeat, latency=args.latency)
     return 0
 
 

@@ -1,6 +1,6 @@
 """`make bench`: every benchmark in one run, then one summary of the targets (PASS/MISS).
 
-    python -m bench.run_all [--quick] [--only startup,one_diagnosis,scan,logscan,masking,ack,parsing]
+    python -m bench.run_all [--quick] [--only startup,one_diagnosis,scan,logscan,masking,ack,parsing,mcp_calls]
 
 `--quick` runs small sizes (a minute or so; the figures then say little); the default is the
 full run the figures in docs/performance.md come from (several minutes: the 1,000-job scan alone takes about
@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from bench import ack, logscan, masking, one_diagnosis, parsing, scan, startup
+from bench import ack, logscan, masking, mcp_calls, one_diagnosis, parsing, scan, startup
 from bench.harness import BenchResult
 
 Runner = Callable[[bool], BenchResult]
@@ -34,6 +34,7 @@ BENCHES: dict[str, Runner] = {
     ),
     "ack": lambda quick: ack.run(commands=50 if quick else ack.DEFAULT_COMMANDS),
     "parsing": lambda quick: parsing.run(sizes=parsing.QUICK_SIZES if quick else parsing.DEFAULT_SIZES),
+    "mcp_calls": lambda quick: mcp_calls.run(repeat=1 if quick else mcp_calls.DEFAULT_REPEAT),
 }
 
 

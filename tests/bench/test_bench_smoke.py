@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import ack, logscan, masking, one_diagnosis, parsing, run_all, scan, startup
+from bench import ack, logscan, masking, mcp_calls, one_diagnosis, parsing, run_all, scan, startup
 from bench.harness import BenchResult
 from diagnosis.logs.scan import scan_stream
 
@@ -130,6 +130,15 @@ def test_ack(capsys: pytest.CaptureFixture[str]) -> None:
     assert "answered once, in their placeholder" in output and "3 commands, the bot killed" in output
 
 
+def test_mcp_calls(capsys: pytest.CaptureFixture[str]) -> None:
+    result = mcp_calls.run(repeat=1, latency=0.005)
+    output = capsys.readouterr().out
+    assert_reported(
+        result, output, figures=[*mcp_calls.SCENARIOS, "session start-up", "median CLI / MCP call"]
+    )
+    assert result.passed, output  # the same diagnosis/v1 JSON from both faces
+
+
 def test_run_all_names_the_machine() -> None:
     assert run_all.machine().startswith(f"{os.cpu_count()} cores")
     assert set(run_all.BENCHES) == {
@@ -140,4 +149,5 @@ def test_run_all_names_the_machine() -> None:
         "masking",
         "ack",
         "parsing",
+        "mcp_calls",
     }
