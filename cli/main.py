@@ -24,19 +24,20 @@ if TYPE_CHECKING:
 # Each command imports what it needs when it runs (the engine, a platform's clients, the renderers),
 # never at start: `diagnose --help` and the argument checks stay as fast as Python itself.
 
-# Modules that add subcommands: each has `register(subparsers)`.
-SUBCOMMAND_MODULES = (
-    "cli.runai",
-    "cli.modelarts",
-    "cli.replay",
-    "cli.explain",
-    "cli.sim",
-    "cli.try_scenario",
-    "cli.bot",
-    "cli.preview",
-    "cli.mcp_serve",
-    "cli.playground",
-)
+# The module that adds each command: each has `register(subparsers)`.
+SUBCOMMANDS = {
+    "runai": "cli.runai",
+    "modelarts": "cli.modelarts",
+    "replay": "cli.replay",
+    "explain": "cli.explain",
+    "sim": "cli.sim",
+    "try": "cli.try_scenario",
+    "bot": "cli.bot",
+    "preview": "cli.preview",
+    "mcp": "cli.mcp_serve",
+    "playground": "cli.playground",
+}
+SUBCOMMAND_MODULES = tuple(SUBCOMMANDS.values())
 
 
 class UsageError(Exception):
@@ -190,7 +191,9 @@ class _VersionAction(argparse.Action):
         parser.exit(message=f"{parser.prog} {installed_version()}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(*, command: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser, or with `command` (a command's name) the parser of that command alone: a
+    command typed parses as it would with every command registered, without importing the others."""
     parser = _Parser(
         prog="diagnose",
         description="Read-only diagnosis of failed ModelArts and Run:ai training jobs.",
@@ -198,7 +201,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action=_VersionAction, help="show the version and exit")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for module_name in SUBCOMMAND_MODULES:
+    modules = (SUBCOMMANDS[command],) if command in SUBCOMMANDS else SUBCOMMAND_MODULES
+    for module_name in modules:
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:
@@ -225,7 +229,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Answered before the subcommands are imported: a version check stays instant.
         print(f"diagnose {installed_version()}")
         return 0
-    parser = build_parser()
+    parser = build_parser(command=arguments[0] if arguments else None)
     args, extras = parser.parse_known_args(arguments)
     typed: argparse.ArgumentParser = getattr(args, "usage_parser", parser)
     from cli.messages import speaking

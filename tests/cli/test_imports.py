@@ -152,3 +152,28 @@ def test_the_simulator_help_names_every_release_it_knows() -> None:
         text=True,
     )
     assert refused.returncode == 2 and f"use {', '.join(names)}" in refused.stderr
+
+
+def test_each_command_name_leads_to_the_module_that_registers_it() -> None:
+    import argparse
+    import importlib
+
+    from cli.main import SUBCOMMANDS
+
+    for name, module_name in SUBCOMMANDS.items():
+        subparsers = argparse.ArgumentParser().add_subparsers()
+        importlib.import_module(module_name).register(subparsers)
+        assert name in subparsers.choices, f"{module_name} does not register {name!r}"
+
+
+def test_a_command_loads_no_other_command() -> None:
+    from cli.main import SUBCOMMANDS
+
+    modules = modules_after("replay", RUNAI_BUNDLE)
+    others = [module for name, module in SUBCOMMANDS.items() if name != "replay"]
+    assert loaded(modules, *others) == []
+    # A name that is no command still gets argparse's list of every command.
+    done = subprocess.run(
+        [sys.executable, "-m", "cli.main", "replai"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 2 and all(name in done.stderr for name in SUBCOMMANDS), done.stderr
