@@ -3,9 +3,9 @@ memory, and a restart while diagnoses are queued.
 
 The bot runs as the product runs it on one machine, with its defaults: `diagnose bot --http`, that
 is one process (waitress) that verifies, acks and queues each request, and the worker process it
-starts at idle CPU priority that runs the queue (placeholders, diagnoses, reports), both on the
-SQLite files beside the state, answering from the example bundles (`--bundles diagnosis/examples`),
-with its Web API
+starts that runs the queues (placeholders and questions on its chat threads, diagnoses and reports
+on its diagnosis threads, which run at a lower CPU priority), both on the SQLite files beside the
+state, answering from the example bundles (`--bundles diagnosis/examples`), with its Web API
 calls sent to the local Slack stand-in (playground/slack_api.py, SLACK_API_URL). 200 `/diagnose`
 commands, signed as Slack signs them (v0 HMAC over `v0:<ts>:<body>`), from 200 different users
 (the per-user rate limit is not what is measured), are fired at once; each ack's latency is the
@@ -549,7 +549,10 @@ def run(
     try:
         texts = example_commands()
         print(f"{min(len(texts), commands)} different example commands, {commands} users")
-        print("default layout: one web process (acks and queues), its worker process at idle CPU priority")
+        print(
+            "default layout: one web process (acks and queues), its worker process (diagnosis threads"
+            " at a lower CPU priority), the queues in SQLite"
+        )
         main = burst(api, texts, commands=commands, report_timeout=report_timeout)
         restarted = restart(api, texts, commands=restart_commands, report_timeout=report_timeout)
     finally:

@@ -2,8 +2,9 @@
 acks and queues, the worker that runs the queue, and on one machine both from one command.
 
 In Kubernetes each runs in its own container and the platform restarts it. On one machine
-`diagnose bot` starts the worker as a child at a lower CPU priority (nice +10) (an ack has 3 seconds; a
-report 100 ms later is not noticed) and serves the front itself; when either stops, both stop with
+`diagnose bot` starts the worker as a child, whose diagnosis threads run at a lower CPU priority
+(nice +10, bot.queue.workers: an ack has 3 seconds; a report 100 ms later is not noticed), and
+serves the front itself; when either stops, both stop with
 the worker's exit code, so that the machine's service manager (systemd's Restart=, Docker's
 --restart) restarts the bot. Nothing queued is lost meanwhile: the queue is on disk.
 """
@@ -141,20 +142,12 @@ def run_front(front: Front) -> int:
     return 0
 
 
-def lower_priority(pid: int) -> None:
-    """nice +10: the worker yields the CPU to the front when both want it, and still gets its share
-    on a machine busy with other work (SCHED_IDLE would give it none there)."""
-    try:
-        os.setpriority(os.PRIO_PROCESS, pid, 10)
-    except OSError:  # not allowed here (some sandboxes): the normal priority
-        log.info("could not lower the worker's CPU priority")
-
-
 def run_with_worker(front: Front, *, worker_command: list[str]) -> int:
     """The front here and the worker as a child (`diagnose bot` on one machine)."""
     stop = _stop_on_signals()
+    # The worker runs at the normal priority; its diagnosis threads lower their own
+    # (bot.queue.workers).
     worker = subprocess.Popen(worker_command, env={**os.environ, PARENT_ENV: str(os.getpid())})
-    lower_priority(worker.pid)
     exit_code = 0
 
     def watch() -> None:

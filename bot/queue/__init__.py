@@ -14,9 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from huey import Huey, RedisHuey, SqliteHuey
+from huey import Huey, RedisHuey
 
 from bot.queue.serializer import DataOnlySerializer
+from bot.queue.sqlite import QueueStorage
 
 CHAT = "chat"
 DIAGNOSES = "diagnoses"
@@ -46,32 +47,37 @@ class Queues:
             huey.storage.close()
 
 
-def queue_path(state_path: str | Path) -> Path:
-    """`…/state.sqlite3` → `…/state.queue.sqlite3`: the queue in a file of its own, so that the web
-    side's one write per request never waits behind the workers' conversation writes."""
+def queue_path(state_path: str | Path, name: str = CHAT) -> Path:
+    """`…/state.sqlite3` → `…/state.queue.sqlite3` (chat) or `…/state.diagnoses.sqlite3`: each queue
+    in a file of its own, beside the state. The web side writes only to the chat queue's file (one
+    task per request), so its writes never wait behind the diagnosis workers' bookkeeping."""
     state = Path(state_path)
-    return state.with_name(f"{state.stem}.queue{state.suffix or '.sqlite3'}")
+    kind = "queue" if name == CHAT else name
+    return state.with_name(f"{state.stem}.{kind}{state.suffix or '.sqlite3'}")
 
 
 def open_queues(*, redis_url: str | None, state_path: str | Path, namespace: str = "diagnose-bot") -> Queues:
     if redis_url:
         return _redis_queues(redis_url, namespace=namespace)
-    path = queue_path(state_path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     hueys = [
-        SqliteHuey(
+        Huey(
             name,
-            filename=str(path),
+            storage_class=QueueStorage,  # WAL, synchronous=NORMAL, short retries (bot.queue.sqlite)
+            filename=str(_created(queue_path(state_path, name))),
             results=False,
             serializer=DataOnlySerializer(),
-            # WAL with synchronous=FULL (SQLite's default): a task the web side answered Slack for
-            # is on disk, even across a power cut.
             journal_mode="wal",
             timeout=10,
         )
         for name in (CHAT, DIAGNOSES)
     ]
-    return Queues(chat=hueys[0], diagnoses=hueys[1], where=f"sqlite:{path}")
+    where = ", ".join(f"sqlite:{queue_path(state_path, name)}" for name in (CHAT, DIAGNOSES))
+    return Queues(chat=hueys[0], diagnoses=hueys[1], where=where)
+
+
+def _created(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
 
 
 def _redis_queues(url: str, *, namespace: str) -> Queues:

@@ -5,9 +5,12 @@ the redelivery beat. The process that runs this (`diagnose bot --role worker`, o
 from __future__ import annotations
 
 import logging
+import os
+import threading
 import time
 
 from huey import Huey
+from huey.api import Task
 from huey.consumer import Consumer
 
 from bot.queue import Queues
@@ -20,6 +23,24 @@ CHAT_POLL_SECONDS = 0.25
 DIAGNOSIS_POLL_SECONDS = 0.5
 # An idle worker thread notices a stop within this (the Redis BRPOP timeout is 1 s).
 IDLE_EXIT_SECONDS = 1.5
+# The diagnosis threads' niceness: they yield the CPU to the web side's acks and to the chat
+# threads (placeholders, questions) when both want it, and still get their share on a busy machine.
+DIAGNOSIS_NICE = 10
+
+_thread_state = threading.local()
+
+
+def lower_this_thread(nice: int) -> None:
+    """Linux gives each thread its own niceness (setpriority on the thread id). Only the threads
+    that run diagnoses are lowered: a whole process at a lower priority, descheduled while it holds
+    a queue's or the state's write lock, made the web side wait for it (seen: acks of 2 s at load 8)."""
+    if getattr(_thread_state, "nice", None) == nice:
+        return
+    _thread_state.nice = nice
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), nice)
+    except OSError:  # not allowed here (some sandboxes): the normal priority
+        log.info("could not lower a diagnosis thread's CPU priority")
 
 
 class _ThreadsOnly(Consumer):  # type: ignore[misc]
@@ -37,10 +58,16 @@ class Workers:
         *,
         chat_threads: int = 8,
         diagnosis_threads: int = 4,
+        diagnosis_nice: int = DIAGNOSIS_NICE,
         redelivery: Redelivery | None = None,
     ) -> None:
         self.queues = queues
         self.redelivery = redelivery or Redelivery(queues.all())
+
+        def lower(task: Task) -> None:
+            lower_this_thread(diagnosis_nice)
+
+        queues.diagnoses.pre_execute(name="lower-priority")(lower)
         self.consumers = [
             self._consumer(queues.chat, threads=chat_threads, poll=CHAT_POLL_SECONDS),
             self._consumer(queues.diagnoses, threads=diagnosis_threads, poll=DIAGNOSIS_POLL_SECONDS),
