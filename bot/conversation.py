@@ -144,8 +144,12 @@ class Conversation:
             )
             return
         services = self.services
-        if services.queue.recalled("accepted"):
-            return  # queued by an earlier run of this task, whose worker died after that
+        # An earlier run of this task (whose worker died) may have queued it already: the same id
+        # again, which the queue runs once.
+        accepted_id = services.queue.recalled("accepted")
+        if accepted_id is None:
+            accepted_id = uuid.uuid4().hex[:20]
+            services.queue.remember("accepted", accepted_id)
         labels = ui_lang(services, platform=draft.platform, channel=place.channel, explicit=lang)
         waiting = services.queue.waiting()
         if waiting and place.status_ts:
@@ -157,16 +161,14 @@ class Conversation:
                 message=progress_message(what=draft.describe(), user=user, lang=labels, queued=True),
             )
         accepted = AcceptedRequest(
-            id=uuid.uuid4().hex[:20],
+            id=accepted_id,
             draft=draft,
             place=place,
             user=user,
             lang=lang,
             created_at=services.now(),
         )
-        if services.queue.accept(accepted):
-            services.queue.remember("accepted", accepted.id)
-        else:
+        if not services.queue.accept(accepted):
             replace_or_post(
                 client,
                 channel=place.channel,

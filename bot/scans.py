@@ -124,10 +124,14 @@ class Scans:
             question = self.conversation.identifier_question(draft, missing[0], place=place, lang=lang)
             self.conversation.ask(client, draft, question, place=place, user=user, lang=lang, purpose="scan")
             return
-        if services.queue.recalled("accepted"):
-            return  # queued by an earlier run of this task, whose worker died after that
+        # An earlier run of this task (whose worker died) may have queued it already: the same id
+        # again, which the queue runs once.
+        accepted_id = services.queue.recalled("accepted")
+        if accepted_id is None:
+            accepted_id = uuid.uuid4().hex[:20]
+            services.queue.remember("accepted", accepted_id)
         accepted = AcceptedRequest(
-            id=uuid.uuid4().hex[:20],
+            id=accepted_id,
             purpose="scan",
             draft=draft,
             place=place,
@@ -135,9 +139,7 @@ class Scans:
             lang=lang,
             created_at=services.now(),
         )
-        if services.queue.accept(accepted):
-            services.queue.remember("accepted", accepted.id)
-        else:
+        if not services.queue.accept(accepted):
             labels = ui_lang(services, platform=draft.platform, channel=place.channel, explicit=lang)
             replace_or_post(
                 client,

@@ -22,7 +22,7 @@ from slack_sdk import WebClient
 
 from bot.commands import RequestDraft, ScanCommand
 from bot.queue import Queues
-from bot.queue.redelivery import recalled, remember, still_held
+from bot.queue.redelivery import once, recalled, remember, still_held
 from bot.runtime import Runtime
 from bot.services import Asker
 from bot.state.models import AcceptedRequest, ThreadRecord
@@ -162,10 +162,12 @@ class BotTasks:
         return int(self.queues.diagnoses.pending_count())
 
     def accept(self, request: AcceptedRequest) -> bool:
-        """Queue an accepted diagnosis or scan; False (nothing queued) when too many already wait."""
+        """Queue an accepted diagnosis or scan; False (nothing queued) when too many already wait.
+        Queued again under the same `request.id` (by a chat task whose worker died after queueing
+        it), it still runs once."""
         if self.waiting() >= self.max_waiting:
             return False
-        self._accepted(request=_data(request))
+        self.queues.diagnoses.enqueue(once(self._accepted.s(request=_data(request)), request.id))
         return True
 
     def still_current(self) -> bool:

@@ -8,12 +8,16 @@ https://github.com/coleifer/huey/issues/418). This is the smallest acknowledgeme
 added on huey's own extension points and its storage's key-value API, so it is the same on SQLite
 and on Redis:
 
-- pre-execute hook: `running:<task id>` records the task's message and who runs it, and
-  `starts:<task id>` counts its starts; a task that already started MAX_STARTS times without
-  finishing once is dropped (huey's CancelExecution) instead of taking the next worker down too.
+- pre-execute hook: `running:<task id>` records the task's message, who runs it and how many
+  times it started (one run of a task at a time: a copy that finds the record does not run); a
+  task that already started MAX_STARTS times without finishing once is dropped (huey's
+  CancelExecution) instead of taking the next worker down too.
 - post-execute hook: the task finished (well or not: huey's own retries take it from there), so
-  the record and the count go.
+  the record goes.
 - SIGNAL_INTERRUPTED (a stop that could not wait for the task): queued again at once, uncounted.
+- A task queued with an id of its own (`once`) runs once: a second copy of it (queued by a task
+  that ran again after its worker died, not knowing whether its first run had queued it) is not
+  run while the first runs, nor for a day after it finished (`done:<task id>`).
 - Every worker process (a "holder") writes `holder:<id>` with the time every `beat_seconds`, and
   queues again the running tasks of any holder whose beat is older than `holder_timeout` (or
   whose process is gone, on the same host). `pop_data` is atomic on both storages, so exactly one
@@ -22,7 +26,9 @@ and on Redis:
   counted with it.
 
 Delivery is then at least once: what a task does must survive running twice (the bot's tasks
-update their placeholder in place and claim anything they post only once).
+update their placeholder in place and claim anything they post only once). The records are
+written once when a task starts and deleted once when it ends; a count of starts is written only
+for a task whose worker died.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -54,48 +61,75 @@ HOLDER_TIMEOUT_SECONDS = 30.0
 # The tasks a dead worker was running start again this far apart (the first at once).
 SPACING_SECONDS = 20.0
 
+# A task queued with `once` is not run again this long after it finished.
+DONE_SECONDS = 86400.0
+
 RUNNING = "running:"
 STARTS = "starts:"
 HOLDER = "holder:"
 CHECKPOINT = "checkpoint:"
+DONE = "done:"
+ONCE = "once:"
 
-# The task this thread runs, for `still_held()`: (its huey, its id, the holder running it).
+
+@dataclass
+class _Run:
+    """The task this thread runs: its huey, its id, the holder running it, its start number, and
+    whether it left a checkpoint."""
+
+    huey: Huey
+    task_id: str
+    holder: str
+    starts: int
+    remembered: bool = False
+
+
 _current = threading.local()
+
+
+def _running() -> _Run | None:
+    run: _Run | None = getattr(_current, "run", None)
+    return run
+
+
+def once(task: Task, key: str) -> Task:
+    """`task` with the id `once:<key>`: queued twice under the same key, it runs once."""
+    task.id = ONCE + key
+    task.revoke_id = f"r:{task.id}"
+    return task
 
 
 def still_held() -> bool:
     """Whether the task this thread runs is still this worker's: False once another worker took it
     over (this one was taken for dead: frozen longer than the holder timeout). A task checks before
     it answers, so that a late run never overwrites the answer of the run that replaced it."""
-    running: tuple[Huey, str, str] | None = getattr(_current, "task", None)
-    if running is None:
+    run = _running()
+    if run is None:
         return True
-    huey, task_id, holder = running
-    record = huey.get(RUNNING + task_id, peek=True)
-    return record is not None and record[0] == holder
+    record = run.huey.get(RUNNING + run.task_id, peek=True)
+    return record is not None and record[0] == run.holder
 
 
 def recalled(name: str) -> str | None:
     """What the task this thread runs remembered under `name` in an earlier run (one that died),
     else None: a task run again finds, say, the message it had posted, instead of posting another."""
-    running: tuple[Huey, str, str] | None = getattr(_current, "task", None)
-    if running is None:
+    run = _running()
+    if run is None:
         return None
-    huey, task_id, _holder = running
-    saved = huey.get(CHECKPOINT + task_id, peek=True) or {}
+    saved = run.huey.get(CHECKPOINT + run.task_id, peek=True) or {}
     value = saved.get(name)
     return None if value is None else str(value)
 
 
 def remember(name: str, value: str) -> None:
     """Keep `value` for a run of this task after this one dies (forgotten when the task finishes)."""
-    running: tuple[Huey, str, str] | None = getattr(_current, "task", None)
-    if running is None:
+    run = _running()
+    if run is None:
         return
-    huey, task_id, _holder = running
-    saved = dict(huey.get(CHECKPOINT + task_id, peek=True) or {})
+    saved = dict(run.huey.get(CHECKPOINT + run.task_id, peek=True) or {})
     saved[name] = value
-    huey.put(CHECKPOINT + task_id, saved)
+    run.huey.put(CHECKPOINT + run.task_id, saved)
+    run.remembered = True
 
 
 def new_holder_id() -> str:
@@ -158,12 +192,10 @@ class Redelivery:
 
     def _attach(self, huey: Huey) -> None:
         def record_start(task: Task) -> None:
-            # Recorded first: a worker that dies right after this still leaves the task to others.
-            huey.put(RUNNING + task.id, (self.holder, huey.serialize_task(task)))
-            starts = int(huey.storage.incr(STARTS + task.id))
+            # Started before by a worker that died (counted when it was queued again), else never.
+            starts = int(huey.get(STARTS + task.id, peek=True) or 0) + 1
             if starts > self.max_starts:
-                huey.storage.delete_counter(STARTS + task.id)
-                huey.delete(RUNNING + task.id)
+                huey.delete(STARTS + task.id)
                 huey.delete(CHECKPOINT + task.id)
                 log.error(
                     "dropped task %s (%s): its worker stopped %d times while running it",
@@ -172,21 +204,45 @@ class Redelivery:
                     starts - 1,
                 )
                 raise CancelExecution(retry=False)
+            # Recorded first: a worker that dies right after this still leaves the task to others.
+            record = huey.serializer.serialize((self.holder, huey.serialize_task(task), starts))
+            if not huey.storage.put_if_empty(RUNNING + task.id, record):
+                log.info("task %s (%s) not run: a copy of it runs already", task.id, type(task).__name__)
+                raise CancelExecution(retry=False)
+            # Looked at once this run is recorded: a copy that finished meanwhile wrote `done:` before
+            # it deleted its own record.
+            if task.id.startswith(ONCE) and huey.get(DONE + task.id, peek=True) is not None:
+                huey.delete(RUNNING + task.id)
+                log.info("task %s (%s) not run again: it ran already", task.id, type(task).__name__)
+                raise CancelExecution(retry=False)
             self._count(+1)
-            _current.task = (huey, task.id, self.holder)
+            _current.run = _Run(huey=huey, task_id=task.id, holder=self.holder, starts=starts)
 
         def record_end(task: Task, value: Any, exception: BaseException | None) -> None:
-            _current.task = None
+            run = _running()
+            _current.run = None
             self._count(-1)
-            if self._holds(huey, task.id):  # (not when another worker has taken it over)
-                huey.delete(RUNNING + task.id)
+            if not self._holds(huey, task.id):  # another worker took it over meanwhile
+                return
+            retried = exception is not None and task.retries > 0  # huey runs it again, with its id
+            if task.id.startswith(ONCE) and not retried:
+                huey.put(DONE + task.id, self.clock())  # before the record goes (see record_start)
+            huey.delete(RUNNING + task.id)
+            if (run is None or run.remembered or run.starts > 1) and not retried:
                 huey.delete(CHECKPOINT + task.id)
-                huey.storage.delete_counter(STARTS + task.id)
+            if run is not None and run.starts > 1:
+                huey.delete(STARTS + task.id)
 
         def put_back(signal: str, task: Task, *args: Any, **kwargs: Any) -> None:
             # Stopped before the task could finish: not the task's fault, so not a start counted.
+            run = _running()
+            _current.run = None
             self._count(-1)
-            huey.storage.incr(STARTS + task.id, -1)
+            earlier = (run.starts if run is not None else 1) - 1
+            if earlier > 0:
+                huey.put(STARTS + task.id, earlier)
+            else:
+                huey.delete(STARTS + task.id)
             huey.delete(RUNNING + task.id)
             huey.enqueue(task)
             log.info("task %s queued again: its worker stopped before it finished", task.id)
@@ -218,7 +274,8 @@ class Redelivery:
         self.last_beat = now
 
     def recover(self) -> int:
-        """Queue again the running tasks of holders that are gone; returns how many."""
+        """Queue again the running tasks of holders that are gone; returns how many. Forgets the
+        finished `once` tasks older than DONE_SECONDS."""
         requeued = 0
         now = self.clock()
         for huey in self.hueys:
@@ -227,22 +284,29 @@ class Redelivery:
             for key, raw in items.items():
                 if key.startswith(HOLDER):
                     beats[key[len(HOLDER) :]] = float(huey.serializer.deserialize(raw))
+                elif key.startswith(DONE) and now - float(huey.serializer.deserialize(raw)) > DONE_SECONDS:
+                    huey.delete(key)
             left: dict[str, int] = {}
             for key, raw in sorted(items.items()):
                 if not key.startswith(RUNNING):
                     continue
-                holder, message = huey.serializer.deserialize(raw)
+                # (A record of the previous version has no count: one start.)
+                holder, message, *count = huey.serializer.deserialize(raw)
+                starts = int(count[0]) if count else 1
                 if holder == self.holder or not self._gone(holder, beats.get(holder), now):
                     continue
+                task_id = key[len(RUNNING) :]
+                # The count goes with the task (written before it is queued again; a recoverer
+                # that loses the race below wrote the same number).
+                huey.put(STARTS + task_id, int(starts))
                 if huey.storage.pop_data(key) is EmptyData:  # atomic: one recoverer wins
                     continue
                 # A worker that died once was most likely stopped from outside (a restart, the
                 # node): its tasks start again at once. Tasks in a second death running together
                 # start apart, so that the others finish without the culprit, which alone keeps
                 # counting deaths.
-                task_id = key[len(RUNNING) :]
                 order = left.get(holder, 0)
-                suspect = int(huey.storage.incr(STARTS + task_id, 0)) > 1
+                suspect = int(starts) > 1
                 if suspect:
                     left[holder] = order + 1
                 if not suspect or order == 0:

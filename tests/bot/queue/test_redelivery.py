@@ -1,7 +1,8 @@
 """What huey leaves out and `bot.queue.redelivery` adds, with real worker processes killed with
 SIGKILL, on a SQLite file and on a real Redis: a task whose worker died runs again, once; a task
 that kills every worker that takes it is dropped with a log line; a stop that cannot wait for a
-task queues it again at once."""
+task queues it again at once; a task queued twice under one key (by a task run again after its
+worker died) runs once."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from bot.queue import Queues, open_queues
-from bot.queue.redelivery import STARTS, Redelivery
+from bot.queue.redelivery import DONE, DONE_SECONDS, ONCE, STARTS, Redelivery, once
 from bot.queue.workers import Workers
 
 BEAT = 0.1
@@ -81,11 +82,27 @@ def register(queues: Queues, place: Place) -> dict[str, Callable[..., object]]:
         _append(place, "died")
         os.kill(os.getpid(), signal.SIGKILL)
 
+    @queues.chat.task(name="hand_off")
+    def hand_off(word: str) -> None:
+        # Queues `note` under the key `word`; the first time, waits until it finished, then dies
+        # before it could remember having queued it (as a chat task queueing a diagnosis can).
+        queues.diagnoses.enqueue(once(note.s(word), word))
+        marker = Path(place.log_path + ".handed")
+        if marker.exists():
+            _append(place, "handed-again")
+            return
+        marker.touch()
+        deadline = time.monotonic() + 10
+        while queues.diagnoses.get(DONE + ONCE + word, peek=True) is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        os.kill(os.getpid(), signal.SIGKILL)
+
     return {
         "note": note,
         "hang_first_time": hang_first_time,
         "slow_note": slow_note,
         "kill_the_worker": kill_the_worker,
+        "hand_off": hand_off,
     }
 
 
@@ -227,3 +244,43 @@ def test_an_unreadable_task_is_dropped_and_never_run(place: Place, caplog: pytes
         "posix.system" in record.getMessage() or "posix.system" in str(record.exc_info)
         for record in caplog.records
     )
+
+
+def test_a_task_queued_again_by_a_task_run_again_runs_once(place: Place) -> None:
+    queues = place.open()
+    tasks = register(queues, place)
+    tasks["hand_off"]("diagnosed")
+    with worker_process(place) as first:
+        first.join(timeout=30)  # it killed itself once `note` had run
+        assert first.exitcode == -signal.SIGKILL
+    assert place.lines() == ["diagnosed"]
+    with worker_process(place):
+        wait_until(lambda: "handed-again" in place.lines(), what="the hand-off run again")
+        wait_until(lambda: queues.diagnoses.pending_count() == 0, what="the second copy taken")
+        time.sleep(3 * BEAT + TIMEOUT)
+    assert place.lines() == ["diagnosed", "handed-again"]
+
+
+def test_two_copies_queued_under_one_key_run_once(place: Place) -> None:
+    queues = place.open()
+    tasks = register(queues, place)
+    for _ in range(2):
+        queues.diagnoses.enqueue(once(tasks["note"].s("only"), "same-key"))  # type: ignore[attr-defined]
+    tasks["note"]("after")
+    with worker_process(place):
+        wait_until(lambda: "after" in place.lines(), what="the queue worked through")
+        wait_until(lambda: queues.diagnoses.pending_count() == 0, what="both copies taken")
+        time.sleep(3 * BEAT)
+    assert sorted(place.lines()) == ["after", "only"]
+    assert queues.diagnoses.get(DONE + ONCE + "same-key", peek=True) is not None
+
+
+def test_a_finished_key_is_forgotten_after_a_day(place: Place) -> None:
+    queues = place.open()
+    now = [1_000_000.0]
+    redelivery = Redelivery(queues.all(), clock=lambda: now[0])
+    queues.diagnoses.put(DONE + ONCE + "old", now[0] - DONE_SECONDS - 1)
+    queues.diagnoses.put(DONE + ONCE + "recent", now[0] - 60)
+    redelivery.recover()
+    assert queues.diagnoses.get(DONE + ONCE + "old", peek=True) is None
+    assert queues.diagnoses.get(DONE + ONCE + "recent", peek=True) is not None
