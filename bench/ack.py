@@ -16,7 +16,8 @@ bounded wait.
 
 The bot's diagnosis queue is raised to hold all 200 (DIAGNOSE_BOT_QUEUE); with the default of 50
 waiting, the surplus would be told at once that the bot is busy. The resident memory of each process
-(/proc, VmRSS) is read after the 200 reports and the 200 mentions. Then the restart: 20 commands,
+(/proc: VmRSS, summed for the target, which counts the pages the two processes share twice, and
+PSS, which counts them once) is read after the 200 reports and the 200 mentions. Then the restart: 20 commands,
 the whole bot killed (SIGKILL, web and worker) while they are queued or running, started again on
 the same files: each must be answered once, in its placeholder.
 
@@ -354,10 +355,24 @@ def wait_for_reports(
 
 
 def resident_megabytes(pid: int) -> float:
+    """VmRSS: every page the process has in memory, shared ones (libraries, the interpreter) included."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return 0.0
+
+
+def proportional_megabytes(pid: int) -> float | None:
+    """PSS (Linux 4.14+, /proc/<pid>/smaps_rollup): each page shared by n processes counted 1/n in
+    each, so the processes' PSS add up to what they hold together; None where it is not readable."""
+    try:
+        lines = Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        if line.startswith("Pss:"):
+            return int(line.split()[1]) / 1024
+    return None
 
 
 def process_tree(pid: int) -> dict[str, int]:
@@ -383,8 +398,9 @@ class Burst:
     started_at: float  # monotonic, when the burst was fired
     mentions: list[tuple[float, int]] = field(default_factory=list)
     mention_delivery: Delivery | None = None
-    # Resident megabytes per process after the reports.
+    # Resident megabytes per process after the reports (VmRSS), and their PSS where readable.
     memory: dict[str, float] = field(default_factory=dict)
+    proportional: dict[str, float] = field(default_factory=dict)
 
     def placeholder_seconds(self) -> list[float]:
         """Per command, seconds from the burst to its placeholder in the channel."""
@@ -429,7 +445,13 @@ def burst(
                 mention_delivery = wait_for_reports(
                     api, [mention.user for mention in mentioned], timeout=report_timeout, require_file=False
                 )
-            memory = {role: resident_megabytes(pid) for role, pid in process_tree(bot.process.pid).items()}
+            tree = process_tree(bot.process.pid)
+            memory = {role: resident_megabytes(pid) for role, pid in tree.items()}
+            proportional = {
+                role: megabytes
+                for role, megabytes in ((role, proportional_megabytes(pid)) for role, pid in tree.items())
+                if megabytes is not None
+            }
             helps: list[tuple[float, int]] = []
             if with_help:
                 # The ack path alone: `help` is answered in the ack itself and starts no background
@@ -446,6 +468,7 @@ def burst(
         mentions=mentions,
         mention_delivery=mention_delivery,
         memory=memory,
+        proportional=proportional,
     )
 
 
@@ -587,7 +610,15 @@ def run(
         print(f"  missing: {', '.join(delivery.missing[:10])}{' ...' if len(delivery.missing) > 10 else ''}")
     total_mb = sum(main.memory.values())
     per_process = ", ".join(f"{role} {megabytes:.0f} MB" for role, megabytes in main.memory.items())
-    print(f"resident memory after the reports: {per_process}; all processes {total_mb:.0f} MB")
+    print(f"resident memory (VmRSS) after the reports: {per_process}; all processes {total_mb:.0f} MB")
+    shared_counted_once = ""
+    if main.proportional and main.proportional.keys() == main.memory.keys():
+        pss_total = sum(main.proportional.values())
+        pss_per_process = ", ".join(
+            f"{role} {megabytes:.0f} MB" for role, megabytes in main.proportional.items()
+        )
+        shared_counted_once = f"; PSS {pss_total:.0f} MB ({pss_per_process})"
+        print(f"  PSS (shared pages divided among the processes): {pss_per_process}; all {pss_total:.0f} MB")
     print(
         f"restart: {restarted.commands} commands, the bot killed (SIGKILL) with {restarted.killed_after_placeholders} "
         f"placeholders up; after the restart {restarted.answered_once}/{restarted.commands} answered once, in "
@@ -621,7 +652,7 @@ def run(
             "max": _ms(worst),
             "help p99": _ms(help_p99),
             "reports": f"{commands - len(delivery.missing)}/{commands} in {delivery.seconds:.0f} s",
-            "memory": f"{total_mb:.0f} MB ({per_process})",
+            "memory": f"VmRSS {total_mb:.0f} MB ({per_process}){shared_counted_once}",
             "restart": f"{restarted.answered_once}/{restarted.commands} answered once",
         }
     )

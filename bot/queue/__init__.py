@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from huey import Huey, RedisHuey
+from huey import Huey
 
 from bot.queue.serializer import DataOnlySerializer
 from bot.queue.sqlite import QueueStorage
@@ -83,12 +83,15 @@ def _created(path: Path) -> Path:
 def _redis_queues(url: str, *, namespace: str) -> Queues:
     from redis import ConnectionPool
 
-    # One pool for both queues; each worker thread holds a connection in a blocking BRPOP
+    from bot.queue.redis_storage import RedisQueueStorage
+
+    # One pool for both queues; each worker thread holds a connection in a blocking BLMOVE
     # (read_timeout 1 s), so an idle worker sends no polling commands.
     pool = ConnectionPool.from_url(url, socket_connect_timeout=5, socket_timeout=10, health_check_interval=30)
     hueys = [
-        RedisHuey(
+        Huey(
             f"{namespace}.{name}",
+            storage_class=RedisQueueStorage,  # BLMOVE: what a worker takes is kept (bot.queue.taken)
             connection_pool=pool,
             clean_name=False,
             results=False,

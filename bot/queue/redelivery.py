@@ -12,6 +12,8 @@ and on Redis:
   times it started (one run of a task at a time: a copy that finds the record does not run); a
   task that already started MAX_STARTS times without finishing once is dropped (huey's
   CancelExecution) instead of taking the next worker down too.
+- between the queue and that record, what a worker took is kept under its name in the same
+  atomic step as the take (bot.queue.taken), and forgotten once the record is written.
 - post-execute hook: the task finished (well or not: huey's own retries take it from there), so
   the record goes.
 - SIGNAL_INTERRUPTED (a stop that could not wait for the task): queued again at once, uncounted.
@@ -19,8 +21,8 @@ and on Redis:
   that ran again after its worker died, not knowing whether its first run had queued it) is not
   run while the first runs, nor for a day after it finished (`done:<task id>`).
 - Every worker process (a "holder") writes `holder:<id>` with the time every `beat_seconds`, and
-  queues again the running tasks of any holder whose beat is older than `holder_timeout` (or
-  whose process is gone, on the same host). `pop_data` is atomic on both storages, so exactly one
+  queues again the running tasks, and the taken ones, of any holder whose beat is older than
+  `holder_timeout` (or whose process is gone, on the same host). `pop_data` is atomic on both storages, so exactly one
   worker queues each of them again. Tasks caught in a second death start `spacing_seconds` apart,
   so that a task that only ran beside the one that kills workers finishes instead of being
   counted with it.
@@ -49,6 +51,8 @@ from huey.api import Task
 from huey.constants import EmptyData
 from huey.exceptions import CancelExecution
 from huey.utils import normalize_time
+
+from bot.queue.taken import TakingStorage
 
 log = logging.getLogger("diagnose.bot")
 
@@ -191,7 +195,20 @@ class Redelivery:
     # ---- hooks ---------------------------------------------------------------------------------
 
     def _attach(self, huey: Huey) -> None:
+        storage = huey.storage
+        if isinstance(storage, TakingStorage):
+            storage.holder = self.holder  # what this worker takes is kept under its name
+
         def record_start(task: Task) -> None:
+            try:
+                _record_start(task)
+            finally:
+                # Recorded as running, or refused for good: what this thread took is no longer
+                # only in its taken entry. (A worker that dies before this leaves the entry.)
+                if isinstance(storage, TakingStorage):
+                    storage.forget_taken()
+
+        def _record_start(task: Task) -> None:
             # Started before by a worker that died (counted when it was queued again), else never.
             starts = int(huey.get(STARTS + task.id, peek=True) or 0) + 1
             if starts > self.max_starts:
@@ -287,11 +304,14 @@ class Redelivery:
                 elif key.startswith(DONE) and now - float(huey.serializer.deserialize(raw)) > DONE_SECONDS:
                     huey.delete(key)
             left: dict[str, int] = {}
+            gone_holders: set[str] = set()
             for key, raw in sorted(items.items()):
                 if not key.startswith(RUNNING):
                     continue
                 # (A record of the previous version has no count: one start.)
                 holder, message, *count = huey.serializer.deserialize(raw)
+                if holder != self.holder and self._gone(holder, beats.get(holder), now):
+                    gone_holders.add(holder)
                 starts = int(count[0]) if count else 1
                 if holder == self.holder or not self._gone(holder, beats.get(holder), now):
                     continue
@@ -316,9 +336,41 @@ class Redelivery:
                     huey.storage.add_to_schedule(message, eta)
                 requeued += 1
                 log.warning("task %s queued again: its worker %s stopped while running it", task_id, holder)
+            requeued += self._recover_taken(huey, items, beats, gone_holders, now)
             for holder, beat in beats.items():
                 if holder != self.holder and now - beat > self.holder_timeout:
                     huey.delete(HOLDER + holder)
+        return requeued
+
+    def _recover_taken(
+        self,
+        huey: Huey,
+        items: dict[str, bytes],
+        beats: dict[str, float],
+        gone_holders: set[str],
+        now: float,
+    ) -> int:
+        """Queue again what gone holders took off the queue and never recorded as running (died in
+        between: bot.queue.taken). A task that also has a running record of that holder was queued
+        again with it above."""
+        storage = huey.storage
+        if not isinstance(storage, TakingStorage):
+            return 0
+        holders = gone_holders | {
+            holder
+            for holder, beat in beats.items()
+            if holder != self.holder and self._gone(holder, beat, now)
+        }
+        running = {key[len(RUNNING) :] for key in items if key.startswith(RUNNING)}
+        requeued = 0
+        for holder in sorted(holders):
+            for message in storage.pop_taken(holder):
+                task_id = huey.deserialize_task(message).id
+                if task_id in running:
+                    continue
+                huey.storage.enqueue(message)
+                requeued += 1
+                log.warning("task %s queued again: its worker %s stopped as it took it", task_id, holder)
         return requeued
 
     def _gone(self, holder: str, beat: float | None, now: float) -> bool:

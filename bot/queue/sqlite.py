@@ -27,7 +27,10 @@ import sqlite3
 import time
 from collections.abc import Iterator
 
+from huey.constants import EmptyData
 from huey.storage import SqliteStorage
+
+from bot.queue import taken
 
 FIRST_PAUSE_SECONDS = 0.0002
 LONGEST_PAUSE_SECONDS = 0.005
@@ -38,7 +41,53 @@ def _locked(error: sqlite3.OperationalError) -> bool:
 
 
 class QueueStorage(SqliteStorage):  # type: ignore[misc]
-    """`SqliteStorage` with `synchronous=NORMAL` and its own short retries of a locked file."""
+    """`SqliteStorage` with `synchronous=NORMAL` and its own short retries of a locked file; a
+    worker's storage (`holder` set) keeps what it takes until it runs (bot.queue.taken)."""
+
+    holder: str | None = None
+
+    def dequeue(self) -> bytes | None:
+        if self.holder is None:
+            data: bytes | None = super().dequeue()
+            return data
+        self.forget_taken()  # a task taken and then skipped (revoked, expired) by the consumer
+        if not self.sql("select 1 from task where queue = ? limit 1", (self.name,), results=True):
+            return None
+        with self.db(commit=True) as cursor:
+            cursor.execute(
+                "select id, data from task where queue = ? order by priority desc, id limit 1", (self.name,)
+            )
+            row = cursor.fetchone()
+            if row is None:
+                return None
+            task_row, message = row
+            cursor.execute("delete from task where id = ?", (task_row,))
+            if cursor.rowcount != 1:
+                return None
+            key = f"{taken.TAKEN}{self.holder}:{task_row}"
+            cursor.execute(
+                "insert or replace into kv (queue, key, value) values (?, ?, ?)", (self.name, key, message)
+            )
+        taken.set_pending(key)
+        return bytes(message)
+
+    def forget_taken(self) -> None:
+        key = taken.pending()
+        if isinstance(key, str):
+            taken.set_pending(None)
+            self.delete_data(key)
+
+    def pop_taken(self, holder: str) -> Iterator[bytes]:
+        prefix = f"{taken.TAKEN}{holder}:"
+        rows = self.sql(
+            "select key from kv where queue = ? and substr(key, 1, ?) = ? order by key",
+            (self.name, len(prefix), prefix),
+            results=True,
+        )
+        for (key,) in rows:
+            message = self.pop_data(key)
+            if message is not EmptyData:
+                yield bytes(message)
 
     def _create_connection(self) -> sqlite3.Connection:
         connection: sqlite3.Connection = super()._create_connection()

@@ -18,10 +18,10 @@ from bot.queue.redelivery import Redelivery
 
 log = logging.getLogger("diagnose.bot")
 
-# How often an idle worker thread looks at a SQLite queue, at most (Redis blocks on BRPOP instead).
+# How often an idle worker thread looks at a SQLite queue, at most (Redis blocks on BLMOVE instead).
 CHAT_POLL_SECONDS = 0.25
 DIAGNOSIS_POLL_SECONDS = 0.5
-# An idle worker thread notices a stop within this (the Redis BRPOP timeout is 1 s).
+# An idle worker thread notices a stop within this (the Redis BLMOVE timeout is 1 s).
 IDLE_EXIT_SECONDS = 1.5
 # The diagnosis threads' niceness: they yield the CPU to the web side's acks and to the chat
 # threads (placeholders, questions) when both want it, and still get their share on a busy machine.
@@ -118,7 +118,7 @@ class Workers:
         """Take no new task; give running ones `timeout` seconds, then queue them again."""
         for consumer in self.consumers:
             consumer.stop_flag.set()
-        # Idle threads leave within a poll (or a Redis BRPOP's timeout): waited for even when
+        # Idle threads leave within a poll (or a Redis BLMOVE's timeout): waited for even when
         # `timeout` is shorter, so that none of them takes a task queued again below.
         deadline = time.monotonic() + max(timeout, IDLE_EXIT_SECONDS)
         for consumer in self.consumers:

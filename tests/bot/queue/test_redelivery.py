@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from huey.api import Task
 
 from bot.queue import Queues, open_queues
 from bot.queue.redelivery import DONE, DONE_SECONDS, ONCE, STARTS, Redelivery, once
@@ -82,6 +83,10 @@ def register(queues: Queues, place: Place) -> dict[str, Callable[..., object]]:
         _append(place, "died")
         os.kill(os.getpid(), signal.SIGKILL)
 
+    @queues.diagnoses.task(name="taken_then_killed")
+    def taken_then_killed(word: str) -> None:
+        _append(place, word)
+
     @queues.chat.task(name="hand_off")
     def hand_off(word: str) -> None:
         # Queues `note` under the key `word`; the first time, waits until it finished, then dies
@@ -103,7 +108,22 @@ def register(queues: Queues, place: Place) -> dict[str, Callable[..., object]]:
         "slow_note": slow_note,
         "kill_the_worker": kill_the_worker,
         "hand_off": hand_off,
+        "taken_then_killed": taken_then_killed,
     }
+
+
+def die_after_taking(place: Place, queues: Queues) -> None:
+    """The first worker that takes `taken_then_killed` dies before it can record it as running
+    (a hook that runs before the redelivery's: as when another thread's task kills the process
+    in that moment)."""
+
+    def hook(task: Task) -> None:
+        marker = Path(place.log_path + ".taken")
+        if task.name == "taken_then_killed" and not marker.exists():
+            marker.touch()
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    queues.diagnoses.pre_execute(name="test-die-after-taking")(hook)
 
 
 def serve(place: Place) -> None:
@@ -111,6 +131,7 @@ def serve(place: Place) -> None:
     logging.basicConfig(filename=place.log_path + ".worker.log", level=logging.INFO)
     queues = place.open()
     register(queues, place)
+    die_after_taking(place, queues)
     workers = Workers(
         queues,
         chat_threads=1,
@@ -181,6 +202,24 @@ def test_a_task_whose_worker_was_killed_runs_again_once_on_the_next_worker(place
         time.sleep(3 * BEAT + TIMEOUT)  # nothing runs a third time
     assert sorted(place.lines()) == ["after", "finished", "started"]
     assert not [key for key in queues.diagnoses.all_results() if key.startswith("running:")]
+
+
+def test_a_task_whose_worker_died_after_taking_it_before_starting_it_runs_on_the_next_worker(
+    place: Place,
+) -> None:
+    queues = place.open()
+    tasks = register(queues, place)
+    tasks["taken_then_killed"]("ran")
+    with worker_process(place) as first:
+        wait_until(lambda: Path(place.log_path + ".taken").exists(), what="the task taken")
+        first.join(timeout=10)
+        assert first.exitcode == -signal.SIGKILL
+    assert place.lines() == []
+    with worker_process(place):
+        wait_until(lambda: place.lines() == ["ran"], what="the task run on the next worker")
+        time.sleep(3 * BEAT + TIMEOUT)  # nothing runs it a second time
+    assert place.lines() == ["ran"]
+    assert not [key for key in queues.diagnoses.all_results() if key.startswith(("running:", "taken:"))]
 
 
 def test_a_task_that_kills_every_worker_is_dropped_with_a_log_line(place: Place) -> None:
