@@ -9,6 +9,7 @@ import ast
 import re
 
 from tests.conftest import ROOT
+from tests.literal_text import call_name, literal_words
 
 PACKAGES = ("blocks", "bot", "playground")
 # The Block Kit builders (blocks.kit, blocks.messages) whose text arguments are shown as they are.
@@ -36,32 +37,18 @@ EMOJI = re.compile(r":[a-z0-9_+-]+:")
 VERBATIM = re.compile(r"\b(?:explain|diagnose)\b")
 
 
-def _name(node: ast.expr) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return ""
+def _is_text(value: str) -> bool:
+    return bool(re.search(r"[^\W\d_]{2,}", VERBATIM.sub("", EMOJI.sub("", value))))
 
 
 def _words(node: ast.AST) -> list[str]:
-    if isinstance(node, ast.Call) and _name(node.func) in LOOKUPS:
-        return []
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        text = VERBATIM.sub("", EMOJI.sub("", node.value))
-        return [node.value] if re.search(r"[^\W\d_]{2,}", text) else []
-    if isinstance(node, ast.FormattedValue):
-        return _words(node.value)
-    found: list[str] = []
-    for child in ast.iter_child_nodes(node):
-        found += _words(child)
-    return found
+    return literal_words(node, lookups=LOOKUPS, is_text=_is_text)
 
 
 def literal_texts(source: str, filename: str) -> list[str]:
     problems: list[str] = []
     for node in ast.walk(ast.parse(source, filename)):
-        if isinstance(node, ast.Call) and _name(node.func) in SHOWN_CALLS:
+        if isinstance(node, ast.Call) and call_name(node.func) in SHOWN_CALLS:
             shown = [*node.args, *(item.value for item in node.keywords if item.arg in SHOWN_KEYWORDS)]
             for argument in shown:
                 problems += [f"{filename}:{node.lineno}: {text!r}" for text in _words(argument)]

@@ -15,6 +15,7 @@ from cli.main import main
 from cli.messages import CLI_MESSAGES, say, speaking
 from diagnosis.render.i18n import LANGUAGES, UnsupportedLanguage
 from tests.conftest import ROOT
+from tests.literal_text import call_name, literal_words
 
 CLI_DIR = ROOT / "cli"
 
@@ -105,35 +106,20 @@ _LOOKUPS = {"say", "said"}
 _CONTROL = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
-def _name(node: ast.expr) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return ""
+def _is_text(value: str) -> bool:
+    # The command's own name is never translated (`diagnose 0.1.0`, `diagnose: …`).
+    return bool(re.search(r"[^\W\d_]", _CONTROL.sub("", value).replace("diagnose", "")))
 
 
 def _literal_words(node: ast.AST) -> list[str]:
     """Text with letters written in `node`, not counting what goes through a catalogue lookup."""
-    if isinstance(node, ast.Call) and _name(node.func) in _LOOKUPS:
-        return []
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        # The command's own name is never translated (`diagnose 0.1.0`, `diagnose: …`).
-        text = _CONTROL.sub("", node.value).replace("diagnose", "")
-        return [node.value] if re.search(r"[^\W\d_]", text) else []
-    if isinstance(node, ast.FormattedValue):
-        # `{value:<44}`: the format spec is not text shown.
-        return _literal_words(node.value)
-    found: list[str] = []
-    for child in ast.iter_child_nodes(node):
-        found += _literal_words(child)
-    return found
+    return literal_words(node, lookups=_LOOKUPS, is_text=_is_text)
 
 
 def literal_sentences(source: str, filename: str) -> list[str]:
     problems: list[str] = []
     for node in ast.walk(ast.parse(source, filename)):
-        if isinstance(node, ast.Call) and _name(node.func) in _SHOWN_CALLS:
+        if isinstance(node, ast.Call) and call_name(node.func) in _SHOWN_CALLS:
             for argument in node.args:
                 for text in _literal_words(argument):
                     problems.append(f"{filename}:{node.lineno}: {text!r}")
@@ -164,7 +150,7 @@ def test_every_id_the_cli_names_is_in_its_catalogue() -> None:
     named: set[str] = set()
     for path in sorted(CLI_DIR.glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and _name(node.func) == "say" and node.args:
+            if isinstance(node, ast.Call) and call_name(node.func) == "say" and node.args:
                 first = node.args[0]
                 if isinstance(first, ast.Constant) and isinstance(first.value, str):
                     named.add(first.value)
