@@ -198,9 +198,8 @@ def _progress_printer() -> Callable[[ScanProgress], None]:
 def handle_scan(args: argparse.Namespace) -> int:
     from cli.chart import write_scan_chart
     from cli.main import resolve_now, run_async
-    from cli.support import check_scan_limits, emit_scan, print_note, read_bundle
+    from cli.support import check_scan_limits, emit_scan, print_note, read_bundle, save_capture
     from diagnosis import engine
-    from diagnosis.evidence.capture import build_bundle, write_bundle
     from diagnosis.evidence.http.throttle import Throttle
     from diagnosis.evidence.source import Recorder
     from diagnosis.modelarts import client
@@ -251,12 +250,7 @@ def handle_scan(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     if recorder is not None:
         scope = DiagnoseRequest(platform="modelarts", region=result.region)
-        try:
-            write_bundle(args.capture, build_bundle(scope, recorder, captured_at=now))
-        except OSError as exc:
-            raise UsageError(
-                say("error.cannot_write_capture", path=args.capture, reason=exc.strerror or exc)
-            ) from None
+        save_capture(args.capture, scope, recorder, captured_at=now)
     emit_scan(result, args, markdown=lambda: render_scan_markdown(result, lang=lang))
     print_note(write_scan_chart(args, result.to_json_dict(), lang=lang))
     return 0

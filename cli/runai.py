@@ -164,9 +164,8 @@ def _check_query(query: str | None) -> None:
 def handle(args: argparse.Namespace) -> int:
     from cli.chart import write_chart
     from cli.main import emit, exit_status, resolve_now, run_async
-    from cli.support import print_note
+    from cli.support import print_note, save_capture
     from diagnosis import engine
-    from diagnosis.evidence.capture import build_bundle, write_bundle
     from diagnosis.runai.settings import ConfigError
 
     request = request_from_args(args)
@@ -186,12 +185,7 @@ def handle(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         raise UsageError(said(exc)) from None
     if args.capture and recorder is not None:
-        try:
-            write_bundle(args.capture, build_bundle(request, recorder, captured_at=now))
-        except OSError as exc:
-            raise UsageError(
-                say("error.cannot_write_capture", path=args.capture, reason=exc.strerror or exc)
-            ) from None
+        save_capture(args.capture, request, recorder, captured_at=now)
     emit(diagnosis, args, lang=lang)
     print_note(write_chart(args, diagnosis, recorder.exchanges if recorder is not None else [], lang=lang))
     return exit_status(diagnosis)
@@ -249,9 +243,8 @@ def _scan_now(args: argparse.Namespace, bundle_captured_at: datetime | None) -> 
 def handle_scan(args: argparse.Namespace) -> int:
     from cli.chart import write_scan_chart
     from cli.main import run_async
-    from cli.support import check_scan_limits, emit_scan, print_note, read_bundle
+    from cli.support import check_scan_limits, emit_scan, print_note, read_bundle, save_capture
     from diagnosis import engine
-    from diagnosis.evidence.capture import build_bundle, write_bundle
     from diagnosis.evidence.source import Recorder
     from diagnosis.models import DiagnoseRequest
     from diagnosis.runai import client
@@ -314,12 +307,7 @@ def handle_scan(args: argparse.Namespace) -> int:
         scope = DiagnoseRequest(
             platform="runai", cluster_id=args.cluster_id, project=args.project, lookback=args.lookback
         )
-        try:
-            write_bundle(args.capture, build_bundle(scope, recorder, captured_at=now))
-        except OSError as exc:
-            raise UsageError(
-                say("error.cannot_write_capture", path=args.capture, reason=exc.strerror or exc)
-            ) from None
+        save_capture(args.capture, scope, recorder, captured_at=now)
     emit_scan(result, args, markdown=lambda: render_scan_markdown(result, lang=lang))
     print_note(write_scan_chart(args, result.to_json_dict(), lang=lang))
     return 0

@@ -7,6 +7,8 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
+from datetime import datetime
+from typing import TYPE_CHECKING
 
 from cli.main import ArgumentsError, UsageError
 from cli.messages import say
@@ -15,6 +17,10 @@ from diagnosis.evidence.bundles import BundleError, load_bundle
 from diagnosis.models import Platform
 from diagnosis.render import QueryError, apply_query
 from diagnosis.scan import ScanResultBase
+
+if TYPE_CHECKING:
+    from diagnosis.evidence.source import Recorder
+    from diagnosis.models import DiagnoseRequest
 
 PLATFORM_NAMES: dict[Platform, str] = {"runai": "Run:ai", "modelarts": "ModelArts"}
 
@@ -58,3 +64,14 @@ def print_note(note: str | None) -> None:
     """A one-line note (a chart written, or why not) on stderr, when there is one."""
     if note:
         print(note, file=sys.stderr)
+
+
+def save_capture(path: str, request: DiagnoseRequest, recorder: Recorder, *, captured_at: datetime) -> None:
+    """Write what `--capture` recorded as an evidence bundle; a file that cannot be written is a
+    usage error naming it, never a traceback."""
+    from diagnosis.evidence.capture import build_bundle, write_bundle
+
+    try:
+        write_bundle(path, build_bundle(request, recorder, captured_at=captured_at))
+    except OSError as exc:
+        raise UsageError(say("error.cannot_write_capture", path=path, reason=exc.strerror or exc)) from None
