@@ -16,11 +16,11 @@ from diagnosis.bundle import Bundle
 from diagnosis.evidence.bundles import BundleError, load_bundle
 from diagnosis.models import Platform
 from diagnosis.render import QueryError, apply_query
-from diagnosis.scan import ScanResultBase
 
 if TYPE_CHECKING:
     from diagnosis.evidence.source import Recorder
     from diagnosis.models import DiagnoseRequest
+    from diagnosis.scan import ScanResultBase
 
 PLATFORM_NAMES: dict[Platform, str] = {"runai": "Run:ai", "modelarts": "ModelArts"}
 

@@ -23,10 +23,11 @@ from diagnosis.evidence.source import Recorder, Source
 from diagnosis.masking import mask_diagnosis
 from diagnosis.models import DiagnoseRequest, Diagnosis, Exchange, Platform
 from diagnosis.render.i18n import check_language
-from diagnosis.scan import DiagnosedJob, ScanObserver, ScanResultBase, ScanScope
 
 if TYPE_CHECKING:
     from pydantic_settings import BaseSettings  # a live source's settings; never loaded for a replay
+
+    from diagnosis.scan import DiagnosedJob, ScanObserver, ScanResultBase, ScanScope
 
 DEFAULT_LANG: dict[str, str] = {"modelarts": "zh", "runai": "en"}
 
@@ -121,9 +122,11 @@ def warm_up(*platforms: str) -> None:
     """In a process that serves many live diagnoses under deadlines (the MCP server, the bot's
     worker), what a first diagnosis would otherwise do within its deadline, done now: the imports
     of the live clients (the Kubernetes client alone takes a second on a busy machine), the
-    pydantic models built, the masking rules compiled. A command that runs once does none of it."""
+    pydantic models built, the masking rules compiled, the log scanner's Hyperscan database
+    built. A command that runs once does none of it."""
     from pydantic import BaseModel
 
+    from diagnosis.logs.scan.engines import warm_up as build_scan_engine
     from diagnosis.masking import compile_rules
 
     importlib.import_module("httpcore")  # httpx's transport layer, loaded when a first client opens
@@ -136,6 +139,7 @@ def warm_up(*platforms: str) -> None:
         if model.__module__.startswith("diagnosis.") and not model.__pydantic_complete__:
             model.model_rebuild()
     compile_rules()
+    build_scan_engine()
 
 
 def resolve_lang(platform: str, lang: str | None) -> str:

@@ -18,10 +18,10 @@ from diagnosis.modelarts.messages import LANGUAGES
 from diagnosis.modelarts.routes import ROUTES
 from diagnosis.modelarts.workflow import diagnose as run_workflow
 from diagnosis.models import DiagnoseRequest, Diagnosis, Exchange, Platform
-from diagnosis.scan import DiagnosedJob, ScanObserver, ScanScope
 
 if TYPE_CHECKING:
     from diagnosis.modelarts.scan import ScanResult
+    from diagnosis.scan import DiagnosedJob, ScanObserver, ScanScope
 
 __all__ = ["BACKEND", "ModelArtsBackend"]
 

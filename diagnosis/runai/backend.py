@@ -19,10 +19,10 @@ from diagnosis.runai.defaults import DEFAULT_LOOKBACK, DEFAULT_RATE_PER_SECOND
 from diagnosis.runai.messages import LANGUAGES
 from diagnosis.runai.routes import ROUTES
 from diagnosis.runai.source import RunaiSource
-from diagnosis.scan import DiagnosedJob, ScanObserver, ScanScope
 
 if TYPE_CHECKING:
     from diagnosis.runai.scan.result import ScanResult
+    from diagnosis.scan import DiagnosedJob, ScanObserver, ScanScope
 
 __all__ = ["BACKEND", "RunaiBackend"]
 

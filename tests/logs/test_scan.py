@@ -817,3 +817,19 @@ def test_every_finding_kind_says_what_it_names() -> None:
     from diagnosis.logs.rules import FINDING_KINDS, FindingKind
 
     assert set(FINDING_KINDS) == set(get_args(FindingKind))
+
+
+def test_a_short_text_is_scanned_alike_without_building_the_hyperscan_database(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import diagnosis.logs.scan.engines as logscan
+
+    reference = scan_text(MIXED_LOG, engine="re")
+    monkeypatch.setattr(logscan, "_ENGINES", {})
+    short = LogScanner(expected_bytes=len(MIXED_LOG))
+    assert short.engine_name in {"re2", "re"}  # a preview does not pay for the database
+    assert _summary(scan_text(MIXED_LOG)) == _summary(reference)
+    assert LogScanner(expected_bytes=logscan.SHORT_TEXT_BYTES).engine_name == LogScanner().engine_name
+    logscan.warm_up()  # a long-lived process built it: every text uses it from then on
+    assert LogScanner(expected_bytes=10).engine_name == logscan._engine("auto").name
+    assert _summary(scan_text(MIXED_LOG)) == _summary(reference)

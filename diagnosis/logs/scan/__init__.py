@@ -57,10 +57,15 @@ __all__ = [
 
 
 def scan_stream(
-    stream: IO[bytes] | Any, *, chunk_size: int = DEFAULT_CHUNK_BYTES, engine: str = "auto"
+    stream: IO[bytes] | Any,
+    *,
+    chunk_size: int = DEFAULT_CHUNK_BYTES,
+    engine: str = "auto",
+    expected_bytes: int | None = None,
 ) -> LogFindings:
-    """Scan a binary stream (anything with `read(n) -> bytes`) chunk by chunk."""
-    scanner = LogScanner(engine=engine)
+    """Scan a binary stream (anything with `read(n) -> bytes`) chunk by chunk; `expected_bytes`:
+    its size, when known beforehand (it only chooses the engine, never the results)."""
+    scanner = LogScanner(engine=engine, expected_bytes=expected_bytes)
     read = stream.read
     while True:
         data = read(chunk_size)
@@ -74,7 +79,8 @@ def scan_stream(
 
 def scan_text(text: str, *, chunk_size: int = DEFAULT_CHUNK_BYTES, engine: str = "auto") -> LogFindings:
     """Scan a log held in memory (e.g. a ModelArts log preview or a task message)."""
-    return scan_stream(io.BytesIO(_encode(text)), chunk_size=chunk_size, engine=engine)
+    data = _encode(text)
+    return scan_stream(io.BytesIO(data), chunk_size=chunk_size, engine=engine, expected_bytes=len(data))
 
 
 def _encode(text: str) -> bytes:

@@ -166,8 +166,27 @@ def _make_engine(prefer: str = "auto") -> _Engine:
 
 _ENGINES: dict[str, _Engine] = {}
 
+# Compiling the Hyperscan database takes about 30 ms, what the line engine needs to scan a few
+# hundred KiB: a text known to be shorter than this (a log preview, a task message) is scanned by
+# the line engine under `auto`, unless the database is already built (a long-lived process).
+SHORT_TEXT_BYTES = 256 * 1024
 
-def _engine(name: str) -> _Engine:
+
+def _engine(name: str, *, expected_bytes: int | None = None) -> _Engine:
+    """The engine `name`, made once per process. `expected_bytes`: how much text it will scan,
+    when known beforehand."""
+    if (
+        name == "auto"
+        and name not in _ENGINES
+        and expected_bytes is not None
+        and expected_bytes < SHORT_TEXT_BYTES
+    ):
+        name = "re2"  # the line engine Hyperscan itself would use (re2, else `re`)
     if name not in _ENGINES:
         _ENGINES[name] = _make_engine(name)
     return _ENGINES[name]
+
+
+def warm_up() -> None:
+    """Build the `auto` engine now (a process that will scan many logs)."""
+    _engine("auto")

@@ -43,8 +43,10 @@ from diagnosis.logs.scan.tracebacks import (
 class LogScanner:
     """Incremental scanner: `feed()` bytes as they arrive, `finish()` for the findings."""
 
-    def __init__(self, *, engine: str = "auto") -> None:
-        self._engine = _engine(engine)
+    def __init__(self, *, engine: str = "auto", expected_bytes: int | None = None) -> None:
+        # `expected_bytes`: the size of the whole text, when known before it is fed (a short text
+        # is then not worth compiling the Hyperscan database for; see engines.SHORT_TEXT_BYTES).
+        self._engine = _engine(engine, expected_bytes=expected_bytes)
         self._carry = b""
         self._lines_done = 0
         self._bytes = 0
