@@ -134,17 +134,18 @@ class LineRule:
     digit_sensitive: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        digits = any(char in "0123456789" for char in self._confirm + "".join(self.scan))
+        digits = any(char in "0123456789" for char in self.confirm_pattern + "".join(self.scan))
         object.__setattr__(self, "digit_sensitive", digits)
 
     @property
-    def _confirm(self) -> str:
+    def confirm_pattern(self) -> str:
+        """The regular expression that confirms a candidate line (its source, not compiled)."""
         return self.confirm if self.confirm is not None else "|".join(self.scan)
 
     # The row's patterns are compiled the first time a line is checked against it.
     @cached_property
     def compiled(self) -> re.Pattern[str]:
-        return re.compile(self._confirm)
+        return re.compile(self.confirm_pattern)
 
     @cached_property
     def compiled_code(self) -> re.Pattern[str] | None:

@@ -20,8 +20,10 @@ import dataclasses
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache, cached_property
 
 from diagnosis.knowledge.literals import required_literals
+from diagnosis.knowledge.patterns import LazyPattern
 from diagnosis.knowledge.rows import Row
 from diagnosis.logs.rules import LINE_RULES, NEVER_FAILURE, FindingKind
 from diagnosis.models import CATEGORY_PRECEDENCE, Category
@@ -53,7 +55,7 @@ def _no_values(_match: re.Match[str], _line: str) -> dict[str, str]:
 
 @dataclass(frozen=True, kw_only=True)
 class Rule(Row):
-    pattern: re.Pattern[str]
+    pattern: LazyPattern  # compiled the first time a text reaches this row
     values: ValueReader = field(default=_no_values)
     # Whether the row is looked for in a whole log by its keywords (rule_hits). The rows that name
     # a traceback's last line, or an Ascend code by its shape, have no useful literal: they are only
@@ -63,20 +65,28 @@ class Rule(Row):
     # `DistNetworkError` line the scanner flags as a rendezvous failure, …).
     words: tuple[FindingKind, ...] = ()
     reads: tuple[str, ...] = TEXT_FIELDS
-    keywords: tuple[str, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "keywords", required_literals(self.pattern) if self.prefilter else ())
         if not self.meaning:
             object.__setattr__(self, "meaning", f"meaning.{self.name}")
+
+    # Derived from the pattern the first time a text is checked against the row.
+    @cached_property
+    def keywords(self) -> tuple[str, ...]:
+        return required_literals(self.pattern.source) if self.prefilter else ()
 
     @property
     def meaning_key(self) -> str:
         return self.meaning
 
 
-def _rx(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
+def _rx(pattern: str) -> LazyPattern:
+    return LazyPattern(pattern, re.IGNORECASE)
+
+
+def _exact(pattern: str) -> LazyPattern:
+    """A case-sensitive pattern (a Python exception's name, an error code's shape)."""
+    return LazyPattern(pattern)
 
 
 def _module(match: re.Match[str], line: str) -> dict[str, str]:
@@ -102,7 +112,7 @@ def _code(match: re.Match[str], line: str) -> dict[str, str]:
 
 
 # `Name: message` or `pkg.Name: message` or a bare `Name` (the last line of a traceback).
-EXCEPTION_LINE = re.compile(
+EXCEPTION_LINE = _exact(
     r"^(?P<name>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Warning|Failure|Fault)\w*)(?::\s*(?P<message>.*))?$"
 )
 
@@ -157,9 +167,7 @@ _SCHEDULING_FIXES = ("smaller_or_other_pool", "wait_for_resources")
 
 # Every device-memory line the training-log table knows (CUDA, torch_npu, MindSpore, the Ascend
 # runtime and its codes) is the `device_oom` row here too: one list of those lines, in logs.rules.
-_LOG_DEVICE_MEMORY = "|".join(
-    f"(?:{rule.compiled.pattern})" for rule in LINE_RULES if rule.kind == "cuda_oom"
-)
+_LOG_DEVICE_MEMORY = "|".join(f"(?:{rule.confirm_pattern})" for rule in LINE_RULES if rule.kind == "cuda_oom")
 
 
 RULES: tuple[Rule, ...] = (
@@ -416,7 +424,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         name="npu_error",
         category="CRASH_APP_ERROR",
-        pattern=re.compile(r"\b(?P<code>ERR\d{5}|E[A-Z]\d{4}|E\d{5})\b"),
+        pattern=_exact(r"\b(?P<code>ERR\d{5}|E[A-Z]\d{4}|E\d{5})\b"),
         fixes=("cann_check",),
         values=_code,
         prefilter=False,
@@ -426,7 +434,7 @@ RULES: tuple[Rule, ...] = (
         Rule(
             name=name,
             category="CRASH_APP_ERROR",
-            pattern=re.compile(rf"^(\w+\.)*{exception}\b"),
+            pattern=_exact(rf"^(\w+\.)*{exception}\b"),
             fixes=("fix_code",),
             prefilter=False,
         )
@@ -457,7 +465,7 @@ GENERIC_EXCEPTION = Rule(
 TIMEOUT_PHASE_RULE = Rule(
     name="timeout_phase",
     category="JOB_TIMEOUT",
-    pattern=re.compile(r"$^"),
+    pattern=_exact(r"$^"),
     prefilter=False,
     direct=False,
     meaning="meaning.time_limit",
@@ -465,7 +473,7 @@ TIMEOUT_PHASE_RULE = Rule(
 )
 
 # A platform analysis whose description no row recognises: HIGH (the platform says so), UNKNOWN.
-ANALYSIS_RULE = Rule(name="platform_analysis", category="UNKNOWN", pattern=re.compile(r"$^"), prefilter=False)
+ANALYSIS_RULE = Rule(name="platform_analysis", category="UNKNOWN", pattern=_exact(r"$^"), prefilter=False)
 
 # The last lines of a task that was killed (`Killed`, return code 137): a hint of host memory
 # exhaustion, which turns an unexplained exit 137/247 into a memory kill.
@@ -481,12 +489,15 @@ KIND_RULES: dict[str, Rule] = {kind: rule for rule in RULES for kind in rule.wor
 
 # Lines that only report progress or set-up are never failures (the training-log table's, and
 # HCCL's and the platform's INFO lines).
-PROGRESS_LINE = re.compile(
-    "|".join([*(re.escape(text) for text in NEVER_FAILURE), r"HCCL INFO", r"\[INFO\]"]), re.IGNORECASE
-)
+PROGRESS_LINE = _rx("|".join([*(re.escape(text) for text in NEVER_FAILURE), r"HCCL INFO", r"\[INFO\]"]))
 
 
-KEYWORDS: tuple[str, ...] = tuple(sorted({word for rule in RULES for word in rule.keywords}))
+@cache
+def keywords() -> tuple[str, ...]:
+    """Every prefiltered row's keywords (derived on the first search of a whole text)."""
+    return tuple(sorted({word for rule in RULES for word in rule.keywords}))
+
+
 MAX_KEYWORD_LINES = 20_000
 MAX_RULE_HITS = 200
 
@@ -502,7 +513,7 @@ class LineHit:
 def _candidate_starts(lowered: str) -> list[int]:
     """Where the lines that contain a keyword start (at most MAX_KEYWORD_LINES of them)."""
     starts: set[int] = set()
-    for word in KEYWORDS:
+    for word in keywords():
         position = lowered.find(word)
         while position != -1 and len(starts) < MAX_KEYWORD_LINES:
             starts.add(lowered.rfind("\n", 0, position) + 1)
