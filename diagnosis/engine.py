@@ -15,10 +15,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Protocol, TypedDict, Unpack
 
 from diagnosis.bundle import Bundle
-from diagnosis.evidence.http.retrying import RetryPolicy
-from diagnosis.evidence.http.throttle import Throttle
 from diagnosis.evidence.routes import RouteTable
-from diagnosis.evidence.series import SeriesReading
 from diagnosis.evidence.source import Recorder, Source
 from diagnosis.masking import mask_diagnosis
 from diagnosis.models import DiagnoseRequest, Diagnosis, Exchange, Platform
@@ -27,6 +24,9 @@ from diagnosis.render.i18n import check_language
 if TYPE_CHECKING:
     from pydantic_settings import BaseSettings  # a live source's settings; never loaded for a replay
 
+    from diagnosis.evidence.http.retrying import RetryPolicy
+    from diagnosis.evidence.http.throttle import Throttle
+    from diagnosis.evidence.series import SeriesReading
     from diagnosis.scan import DiagnosedJob, ScanObserver, ScanResultBase, ScanScope
 
 DEFAULT_LANG: dict[str, str] = {"modelarts": "zh", "runai": "en"}

@@ -213,8 +213,16 @@ def describe_exit_code(code: int, lang: str = "en") -> str:
 
 
 def killing_signal(code: int) -> str | None:
-    """The signal an exit code stands for (`SIGKILL` for 137 and for -9), or None."""
-    return exit_code_info(code).signal
+    """The signal an exit code stands for (`SIGKILL` for 137 and for -9), or None: the signal of
+    `exit_code_info(code)`, without reading its texts in every language."""
+    row = _TABLE.get(code)
+    if row is not None:
+        return row.signal
+    if 128 < code < 256:
+        return _signal_name(code - 128)
+    if code < 0:
+        return _signal_name(-code)
+    return None
 
 
 # A process killed from outside: SIGKILL or SIGTERM, as the shell or containerd reports it (137,

@@ -11,7 +11,6 @@ from diagnosis.bundle import Bundle
 from diagnosis.engine import LiveOptions, PlatformBackend
 from diagnosis.evidence.makers import accepted_options, single_source
 from diagnosis.evidence.routes import RouteTable
-from diagnosis.evidence.series import SeriesReading
 from diagnosis.evidence.source import HttpSource, Recorder, Source
 from diagnosis.modelarts import client
 from diagnosis.modelarts.messages import LANGUAGES
@@ -20,6 +19,7 @@ from diagnosis.modelarts.workflow import diagnose as run_workflow
 from diagnosis.models import DiagnoseRequest, Diagnosis, Exchange, Platform
 
 if TYPE_CHECKING:
+    from diagnosis.evidence.series import SeriesReading
     from diagnosis.modelarts.scan import ScanResult
     from diagnosis.scan import DiagnosedJob, ScanObserver, ScanScope
 

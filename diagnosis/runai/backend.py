@@ -11,7 +11,6 @@ from diagnosis.bundle import Bundle
 from diagnosis.engine import LiveOptions, NotOffered, PlatformBackend
 from diagnosis.evidence.makers import accepted_options, single_source
 from diagnosis.evidence.routes import RouteTable
-from diagnosis.evidence.series import SeriesReading
 from diagnosis.evidence.source import Recorder, Source
 from diagnosis.models import DiagnoseRequest, Diagnosis, Exchange, Platform
 from diagnosis.runai import client, workflow
@@ -21,6 +20,7 @@ from diagnosis.runai.routes import ROUTES
 from diagnosis.runai.source import RunaiSource
 
 if TYPE_CHECKING:
+    from diagnosis.evidence.series import SeriesReading
     from diagnosis.runai.scan.result import ScanResult
     from diagnosis.scan import DiagnosedJob, ScanObserver, ScanScope
 

@@ -115,3 +115,10 @@ def test_every_documented_code_is_translated(code: int, lang: str) -> None:
 def test_an_unsupported_language_is_refused_not_replaced_by_english() -> None:
     with pytest.raises(UnsupportedLanguage):
         describe_exit_code(139, "de")
+
+
+def test_the_killing_signal_is_the_signal_the_catalogue_names() -> None:
+    from diagnosis.knowledge.exitcodes import killing_signal
+
+    for code in range(-70, 300):
+        assert killing_signal(code) == exit_code_info(code).signal, code
