@@ -33,7 +33,8 @@ from bot.audit import audit
 from bot.backends import DiagnosisRun, NoMatchingBundle
 from bot.commands import RequestDraft
 from bot.failures import report_failure
-from bot.messaging import PostFailed, post, replace_or_post, try_post, update, upload
+from bot.findable import post_findable, replace_or_post_findable
+from bot.messaging import PostFailed, replace_or_post, try_post, update, upload
 from bot.pictures import post_memory_chart
 from bot.progress import ProgressReporter
 from bot.services import Asker, BotServices
@@ -113,18 +114,21 @@ class Conversation:
             refuse(notice(label("rate_limited", lang), emoji=":hourglass:"), "rate_limited")
             return
         placeholder = progress_message(what=draft.describe(), user=asker.user, lang=lang)
-        # Posted by an earlier run of this request whose worker died: the same placeholder again.
-        status_ts = services.queue.recalled("placeholder")
-        if status_ts is None:
-            try:
-                status_ts = post(
-                    client, channel=asker.channel, thread_ts=asker.thread_ts, message=placeholder
-                )
-            except PostFailed as exc:
-                post_failed = notice(label("post_failed", lang, error=exc.error), emoji=":warning:")
-                refuse(post_failed, "post_failed", error=exc.error)
-                return
-            services.queue.remember("placeholder", status_ts)
+        # Posted by an earlier run of this request whose worker died (remembered, or found in the
+        # channel by its key): the same placeholder again.
+        try:
+            status_ts = post_findable(
+                client,
+                services.queue,
+                "placeholder",
+                channel=asker.channel,
+                thread_ts=asker.thread_ts,
+                message=placeholder,
+            )
+        except PostFailed as exc:
+            post_failed = notice(label("post_failed", lang, error=exc.error), emoji=":warning:")
+            refuse(post_failed, "post_failed", error=exc.error)
+            return
         place = Place(channel=asker.channel, thread_ts=asker.thread_ts or status_ts, status_ts=status_ts)
         self.proceed(client, draft, place=place, user=asker.user, lang=asker.lang)
 
@@ -396,13 +400,15 @@ class Conversation:
         )
         services.store.put_thread(record)
         # Shown by an earlier run whose worker died before finishing: not shown again.
-        shown = services.queue.recalled("report")
-        if shown is None:
-            shown = replace_or_post(
-                client, channel=place.channel, ts=place.status_ts, thread_ts=place.thread_ts, message=message
-            )
-            if shown is not None:
-                services.queue.remember("report", shown)
+        shown = replace_or_post_findable(
+            client,
+            services.queue,
+            "report",
+            channel=place.channel,
+            ts=place.status_ts,
+            thread_ts=place.thread_ts,
+            message=message,
+        )
         if not once(services, request_id, "attachments"):
             return
         if shown is None:

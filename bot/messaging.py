@@ -33,11 +33,22 @@ class PostFailed(Exception):
         self.error = error
 
 
-def post(client: WebClient, *, channel: str, message: SlackMessage, thread_ts: str | None = None) -> str:
-    """chat.postMessage; returns the new message ts, raises PostFailed with Slack's error code."""
+def post(
+    client: WebClient,
+    *,
+    channel: str,
+    message: SlackMessage,
+    thread_ts: str | None = None,
+    metadata: dict[str, Any] | None = None,
+) -> str:
+    """chat.postMessage; returns the new message ts, raises PostFailed with Slack's error code.
+    `metadata`: Slack message metadata (`event_type`, `event_payload`), which the bot can read back
+    (https://api.slack.com/metadata/using)."""
     kwargs: dict[str, Any] = {"channel": channel, **message.payload(), **_MESSAGE_OPTIONS}
     if thread_ts:
         kwargs["thread_ts"] = thread_ts
+    if metadata:
+        kwargs["metadata"] = metadata
     try:
         response = client.chat_postMessage(**kwargs)
     except SlackClientError as exc:

@@ -33,7 +33,8 @@ from bot.backends import ScanScope
 from bot.commands import RequestDraft, ScanCommand
 from bot.conversation import Conversation, engine_lang, first_answer, once, ui_lang
 from bot.failures import report_failure
-from bot.messaging import replace_or_post, try_post, upload
+from bot.findable import post_findable, replace_or_post_findable
+from bot.messaging import PostFailed, replace_or_post, upload
 from bot.pictures import post_scan_chart, scan_file_stem, scan_place
 from bot.policy import Decision, Scope
 from bot.progress import ScanProgressReporter
@@ -97,17 +98,20 @@ class Scans:
             notifier.tell(notice(label("rate_limited", lang), emoji=":hourglass:"))
             audit("scan", user=asker.user, channel=asker.channel, what=what, outcome="rate_limited")
             return
-        status_ts = services.queue.recalled("placeholder") or try_post(
-            client,
-            channel=asker.channel,
-            thread_ts=asker.thread_ts,
-            message=scan_progress_message(
-                what=what, user=asker.user, lang=lang, platform=draft.platform or ""
-            ),
-        )
-        if status_ts is not None:
-            services.queue.remember("placeholder", status_ts)
-        if status_ts is None:
+        # Posted by an earlier run whose worker died (remembered, or found by its key): the same one.
+        try:
+            status_ts = post_findable(
+                client,
+                services.queue,
+                "placeholder",
+                channel=asker.channel,
+                thread_ts=asker.thread_ts,
+                message=scan_progress_message(
+                    what=what, user=asker.user, lang=lang, platform=draft.platform or ""
+                ),
+            )
+        except PostFailed as exc:
+            log.warning("chat.postMessage to %s failed: %s", asker.channel, exc.error)
             notifier.tell(notice(label("post_failed", lang, error="chat.postMessage"), emoji=":warning:"))
             audit("scan", user=asker.user, channel=asker.channel, what=what, outcome="post_failed")
             return
@@ -216,15 +220,15 @@ class Scans:
         """The summary on the placeholder; the scan/v1 JSON and the chart in its thread."""
         services = self.services
         notes = [":test_tube: " + label_mrkdwn("demo_note", lang)] if services.backend.demo else []
-        shown = services.queue.recalled("report") or replace_or_post(
+        shown = replace_or_post_findable(
             client,
+            services.queue,
+            "report",
             channel=place.channel,
             ts=place.status_ts,
             thread_ts=place.thread_ts,
             message=scan_message(result, lang=lang, notes=notes),
         )
-        if shown is not None:
-            services.queue.remember("report", shown)
         if not once(services, request_id, "attachments"):
             return
         if shown is None:

@@ -83,13 +83,16 @@ class _Fault:
 @dataclass
 class Hold:
     """Calls matching `where` get no answer until `released` is set, and are not recorded (as if
-    they never reached Slack: the caller's process is killed meanwhile)."""
+    they never reached Slack: the caller's process is killed meanwhile). `applied`: they reach
+    Slack and take effect (recorded, the message created), and only the answer is held back (the
+    caller is killed before it reads what Slack made)."""
 
     where: Callable[[Call], bool]
     released: threading.Event = field(default_factory=threading.Event)
     times: int = 1
     held: int = 0
     arrived: threading.Event = field(default_factory=threading.Event)
+    applied: bool = False
 
 
 class SlackApiStandIn:
@@ -137,10 +140,11 @@ class SlackApiStandIn:
             _Fault(error="ratelimited", status=429, retry_after=retry_after, times=times)
         )
 
-    def hold(self, where: Callable[[Call], bool], *, times: int = 1) -> Hold:
+    def hold(self, where: Callable[[Call], bool], *, times: int = 1, applied: bool = False) -> Hold:
         """The next `times` calls matching `where` hang unanswered and unrecorded until
-        `.released.set()`; `.arrived` is set when the first comes."""
-        hold = Hold(where=where, times=times)
+        `.released.set()`; `.arrived` is set when the first comes. `applied=True`: applied and
+        recorded first, only their answer held back."""
+        hold = Hold(where=where, times=times, applied=applied)
         with self._cond:
             self._holds.append(hold)
         return hold
@@ -237,7 +241,7 @@ class SlackApiStandIn:
             hold = next((h for h in self._holds if h.held < h.times and h.where(call)), None)
             if hold is not None:
                 hold.held += 1
-        if hold is not None:
+        if hold is not None and not hold.applied:
             hold.arrived.set()
             hold.released.wait(120)
             return 200, {"ok": False, "error": "held"}, {}
@@ -246,6 +250,9 @@ class SlackApiStandIn:
         with self._cond:
             self.calls.append(call)
             self._cond.notify_all()
+        if hold is not None:
+            hold.arrived.set()
+            hold.released.wait(120)
         return status, payload, extra
 
     def _decide(self, call: Call) -> tuple[int, dict[str, Any], dict[str, str]]:

@@ -67,12 +67,15 @@ class Message:
     reactions: list[str] = field(default_factory=list)
     edited: bool = False
     bot: bool = False
+    # Slack message metadata (`event_type`, `event_payload`): returned only to a reader that asks
+    # for it (`include_all_metadata`).
+    metadata: dict[str, Any] | None = None
 
     def seen_by(self, user: str) -> bool:
         return self.ephemeral_to is None or self.ephemeral_to == user
 
-    def as_slack(self) -> dict[str, Any]:
-        """The message as conversations.replies returns it."""
+    def as_slack(self, *, with_metadata: bool = False) -> dict[str, Any]:
+        """The message as conversations.history and conversations.replies return it."""
         found: dict[str, Any] = {"type": "message", "ts": self.ts, "text": self.text, "user": self.user}
         if self.blocks:
             found["blocks"] = self.blocks
@@ -80,6 +83,8 @@ class Message:
             found["thread_ts"] = self.thread_ts
         if self.bot:
             found["bot_id"] = BOT_ID
+        if with_metadata and self.metadata:
+            found["metadata"] = self.metadata
         return found
 
 
@@ -162,6 +167,7 @@ class Workspace:
         ephemeral_to: str | None = None,
         files: list[str] | None = None,
         bot: bool = False,
+        metadata: dict[str, Any] | None = None,
     ) -> Message:
         with self._lock:
             if thread_ts is not None:
@@ -181,6 +187,7 @@ class Workspace:
                 ephemeral_to=ephemeral_to,
                 files=list(files or []),
                 bot=bot,
+                metadata=metadata,
             )
             self.messages[(channel, ts)] = message
             self._changed()
@@ -227,7 +234,7 @@ class Workspace:
             message.reactions.append(name)
             self._changed()
 
-    def replies(self, *, channel: str, ts: str) -> list[dict[str, Any]]:
+    def replies(self, *, channel: str, ts: str, with_metadata: bool = False) -> list[dict[str, Any]]:
         """conversations.replies: the parent and its replies (never ephemeral ones), oldest first."""
         with self._lock:
             found = [
@@ -237,7 +244,26 @@ class Workspace:
                 and (item.ts == ts or item.thread_ts == ts)
                 and not item.ephemeral_to
             ]
-            return [item.as_slack() for item in sorted(found, key=lambda item: item.seq)]
+            return [
+                item.as_slack(with_metadata=with_metadata)
+                for item in sorted(found, key=lambda item: item.seq)
+            ]
+
+    def history(self, *, channel: str, with_metadata: bool = False) -> list[dict[str, Any]]:
+        """conversations.history: the channel's messages, thread replies and ephemeral ones left
+        out (a thread's parent stands for its thread), newest first."""
+        with self._lock:
+            found = [
+                item
+                for item in self.messages.values()
+                if item.channel == channel
+                and (item.thread_ts is None or item.thread_ts == item.ts)
+                and not item.ephemeral_to
+            ]
+            return [
+                item.as_slack(with_metadata=with_metadata)
+                for item in sorted(found, key=lambda item: item.seq, reverse=True)
+            ]
 
     def visible(self, *, channel: str, user: str) -> list[Message]:
         """The channel and its threads as `user` sees them, oldest first."""

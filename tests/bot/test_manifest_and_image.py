@@ -16,6 +16,9 @@ METHOD_SCOPES = {
     "chat_postMessage": "chat:write",
     "chat_update": "chat:write",
     "chat_postEphemeral": "chat:write",
+    # Public channels; in private ones groups:history, which the message.groups event needs anyway.
+    "conversations_history": "channels:history",
+    "conversations_replies": "channels:history",
     "files_upload_v2": "files:write",
     "usergroups_users_list": "usergroups:read",
     "views_open": None,

@@ -109,6 +109,33 @@ def test_a_request_held_by_a_killed_worker_is_answered_once_in_its_placeholder_a
     assert "queued again" in (tmp_path / "restarted.log").read_text()
 
 
+def test_a_placeholder_slack_made_for_a_worker_killed_before_reading_it_is_used_after_a_restart(
+    slack_api: SlackApiStandIn, tmp_path: Path
+) -> None:
+    # Slack creates the placeholder, and the worker is killed before it reads Slack's answer: it
+    # never learnt the message's ts, so it could not remember it.
+    held = slack_api.hold(lambda call: call.method == "chat.postMessage", applied=True)
+    with logged_bot_process(slack_api, tmp_path) as bot:
+        slack = SlackSender(bot.url, slack_api)
+        assert slack.command(PREEMPTED).status == 200
+        assert held.arrived.wait(30), "the worker did not post the placeholder"
+        os.kill(the_worker_of(bot.process.pid), signal.SIGKILL)
+        assert bot.process.wait(timeout=30) != 0, "the bot stops when its worker dies"
+        slack.close()
+    held.released.set()
+    [placeholder] = slack_api.calls_to("chat.postMessage")
+    with logged_bot_process(slack_api, tmp_path, log_name="restarted.log"):
+        report = slack_api.wait_until(is_report, timeout=45)[0]
+        slack_api.wait_for("files.completeUploadExternal", timeout=30)
+    assert report.body["ts"] == placeholder.response["ts"], "answered in its original placeholder"
+    assert len([call for call in slack_api.calls if is_report(call)]) == 1
+    assert slack_api.calls_to("chat.postMessage") == [placeholder], "one placeholder, never a second"
+    channel = str(placeholder.body["channel"])
+    assert [message["ts"] for message in slack_api.workspace.history(channel=channel)] == [report.body["ts"]]
+    assert slack_api.calls_to("conversations.history"), "the restarted worker looked for it"
+    assert len([upload for upload in slack_api.uploads() if upload.filename.endswith(".md")]) == 1
+
+
 def test_apart_a_request_typed_while_no_worker_runs_is_answered_once_one_starts(
     slack_api: SlackApiStandIn, tmp_path: Path
 ) -> None:
