@@ -50,7 +50,7 @@ from slack_sdk.signature import SignatureVerifier
 from bench.harness import BenchResult, Check, percentile, project_root
 from bot.backends import BundlesBackend
 from diagnosis import engine
-from playground.slack_api import BOT_USER_ID, Call, SlackApiStandIn
+from playground.slack_api import BOT_USER_ID, Call, Hold, SlackApiStandIn
 from tests.bot.harness import event_callback
 
 SIGNING_SECRET = "bench-signing-secret"
@@ -499,6 +499,48 @@ PLACEHOLDERS_BEFORE_UNREAD = 4
 UNREAD_PLACEHOLDERS = 2
 
 
+def _unread_placeholders(api: SlackApiStandIn, *, commands: int) -> Hold:
+    """Placeholders after the first few created by Slack, their answer held back (the worker never
+    reads their ts before it is killed)."""
+    posted = itertools.count()
+    return api.hold(
+        lambda call: (
+            call.method == "chat.postMessage"
+            and _placeholder_user(call) is not None
+            and next(posted) >= PLACEHOLDERS_BEFORE_UNREAD
+        ),
+        times=UNREAD_PLACEHOLDERS if commands > PLACEHOLDERS_BEFORE_UNREAD else 0,
+        applied=True,
+    )
+
+
+def _wait_held(hold: Hold, *, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while hold.held < hold.times and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def _answered(api: SlackApiStandIn, users: list[str]) -> tuple[int, int, int]:
+    """(users answered once in their one placeholder, placeholders posted, reports elsewhere)."""
+    reports: dict[str, list[str]] = {}
+    placeholders: dict[str, list[str]] = {}
+    for call in api.calls_to("chat.postMessage"):
+        user = _placeholder_user(call)
+        if user:
+            placeholders.setdefault(user, []).append(str(call.response.get("ts")))
+    for call in api.calls_to("chat.update"):
+        if _is_report(call):
+            reports.setdefault(str(call.body.get("ts")), []).append(call.method)
+    once = sum(
+        1
+        for user in users
+        if len(placeholders.get(user, [])) == 1 and len(reports.get(placeholders[user][0], [])) == 1
+    )
+    every_placeholder = {ts for found in placeholders.values() for ts in found}
+    outside = sum(1 for ts in reports if ts not in every_placeholder)
+    return once, len(every_placeholder), outside
+
+
 def restart(api: SlackApiStandIn, texts: list[str], *, commands: int, report_timeout: float) -> Restart:
     """`commands` at once; the whole bot killed (SIGKILL, web and worker) once the first
     placeholders are up, most requests still queued; started again on the same files."""
@@ -507,24 +549,13 @@ def restart(api: SlackApiStandIn, texts: list[str], *, commands: int, report_tim
         api.calls.clear()
         # Each report's update held back a moment: the bot is killed with work in every state.
         held = api.hold(lambda call: call.method == "chat.update" and _is_report(call), times=3)
-        posted = itertools.count()
-        unread = api.hold(
-            lambda call: (
-                call.method == "chat.postMessage"
-                and _placeholder_user(call) is not None
-                and next(posted) >= PLACEHOLDERS_BEFORE_UNREAD
-            ),
-            times=UNREAD_PLACEHOLDERS if commands > PLACEHOLDERS_BEFORE_UNREAD else 0,
-            applied=True,
-        )
+        unread = _unread_placeholders(api, commands=commands)
         signed = signed_commands(commands, api_url=api.url, texts=texts, user_prefix="U0RSTRT")
         users = [command.user for command in signed]
         with bot_process(api, folder, queue=commands, log_name="first.log") as bot:
             fire(bot.url, signed)
             held.arrived.wait(60)
-            deadline = time.monotonic() + 60
-            while unread.held < unread.times and time.monotonic() < deadline:
-                time.sleep(0.05)
+            _wait_held(unread, timeout=60)
             shown = len(api.calls_to("chat.postMessage"))
             tree = process_tree(bot.process.pid)
             for pid in tree.values():
@@ -538,27 +569,11 @@ def restart(api: SlackApiStandIn, texts: list[str], *, commands: int, report_tim
         with bot_process(api, folder, queue=commands, log_name="restarted.log"):
             wait_for_reports(api, users, timeout=report_timeout)
             time.sleep(2)  # anything answered twice shows up meanwhile
-        reports: dict[str, list[str]] = {}
-        placeholders: dict[str, list[str]] = {}
-        for call in api.calls_to("chat.postMessage"):
-            user = _placeholder_user(call)
-            if user:
-                placeholders.setdefault(user, []).append(str(call.response.get("ts")))
-        for call in api.calls_to("chat.update"):
-            if _is_report(call):
-                reports.setdefault(str(call.body.get("ts")), []).append(call.method)
-        once = sum(
-            1
-            for user in users
-            if len(placeholders.get(user, [])) == 1 and len(reports.get(placeholders[user][0], [])) == 1
-        )
-        outside = sum(
-            1 for ts in reports if ts not in {t for ts_list in placeholders.values() for t in ts_list}
-        )
+        once, placeholders, outside = _answered(api, users)
     return Restart(
         commands=commands,
         answered_once=once,
-        placeholders=sum(len(found) for found in placeholders.values()),
+        placeholders=placeholders,
         reports_outside_placeholder=outside,
         killed_after_placeholders=shown,
         seconds=time.monotonic() - started,

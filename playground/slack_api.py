@@ -31,7 +31,16 @@ from urllib.parse import parse_qs, urlparse
 from playground.web_api import METHOD_ANSWERS
 from playground.workspace import BOT_ID, BOT_USER_ID, TEAM_ID, SlackError, Workspace
 
-__all__ = ["BOT_ID", "BOT_USER_ID", "TEAM_ID", "Call", "SlackApiStandIn", "Upload", "running_slack_api"]
+__all__ = [
+    "BOT_ID",
+    "BOT_USER_ID",
+    "TEAM_ID",
+    "Call",
+    "Hold",
+    "SlackApiStandIn",
+    "Upload",
+    "running_slack_api",
+]
 
 # A body larger than this is refused (Slack's own limits are far lower for everything but uploads).
 MAX_BODY_BYTES = 64 * 1024 * 1024
