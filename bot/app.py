@@ -66,35 +66,33 @@ def create_bot(
     return Bot(runtime=runtime, tasks=tasks, client=client)
 
 
-def build_app(
-    bot: Bot,
-    *,
-    signing_secret: str | None,
-    socket_mode: bool = False,
-    listener_threads: int = 8,
-) -> App:
+def build_app(bot: Bot, *, socket_mode: bool = False, listener_threads: int = 8) -> App:
     """A sync Bolt App. Listeners only ack and enqueue a task, so over HTTP each runs on the
     request's own thread and the response goes out once the task is queued (never before: a web
     process that dies after answering Slack has lost nothing). In Socket Mode acks go over the
-    socket and the listeners run on a small pool."""
+    socket and the listeners run on a small pool.
+
+    Bolt's own signature check is off: over HTTP the app is served only behind bot.ingress
+    (bot.server.wsgi_app), which checks the signature, the timestamp and replays before Bolt reads
+    a byte, so Bolt's second HMAC of the same body would only repeat it on every ack; Socket Mode
+    requests come over the app's authenticated socket and carry no signature."""
     runtime = bot.runtime
     app = App(
         client=bot.client,
-        signing_secret=signing_secret or "",
         process_before_response=not socket_mode,
-        request_verification_enabled=not socket_mode,
+        request_verification_enabled=False,
         raise_error_for_unhandled_request=False,
         listener_executor=ThreadPoolExecutor(
             max_workers=listener_threads, thread_name_prefix="bolt-listener"
         ),
     )
 
-    def inject_runtime(context: BoltContext, next: Callable[[], None]) -> None:
+    def runtime_and_retries(
+        context: BoltContext, body: dict[str, Any], next: Callable[[], None]
+    ) -> BoltResponse | None:
+        # One middleware for both (Bolt resolves each middleware's arguments on every request).
         context["runtime"] = runtime
         context["tasks"] = bot.tasks
-        next()
-
-    def drop_retried_events(body: dict[str, Any], next: Callable[[], None]) -> BoltResponse | None:
         # Slack retries an event it thinks was lost (same event_id, X-Slack-Retry-Num): the first
         # claim wins on every replica; the others answer 200 so Slack stops retrying.
         event_id = body.get("event_id") if body.get("type") == "event_callback" else None
@@ -103,8 +101,7 @@ def build_app(
         next()
         return None
 
-    app.use(inject_runtime)
-    app.use(drop_retried_events)
+    app.use(runtime_and_retries)
     # People of organisations the policy does not admit (Slack Connect) get one sentence, nothing else.
     app.use(refuse_other_organisations)
     register(app)

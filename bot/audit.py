@@ -40,7 +40,9 @@ def audit(event: str, *, user: str, channel: str, what: str, outcome: str, **det
         "outcome": outcome,
         **details,
     }
-    audit_logger().info("%s", audit_line(fields))
+    logger = audit_logger()
+    if logger.isEnabledFor(logging.INFO):  # a line not written is not built (nor masked)
+        logger.info("%s", audit_line(fields))
 
 
 def audit_line(fields: dict[str, AuditValue]) -> str:

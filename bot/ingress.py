@@ -14,7 +14,7 @@ raises ValueError, each a 500 with a traceback, unauthenticated. This layer answ
 - a request already seen (same timestamp and signature, so the same bytes) within the window is
   answered 200 and not run again: a replay within the window would otherwise run a second diagnosis.
 
-Only then does Bolt get the request (and verifies it again).
+Only then does Bolt get the request; it does not verify it again (bot.app.build_app).
 """
 
 from __future__ import annotations

@@ -90,7 +90,7 @@ class HttpFront:
 
     def start(self) -> None:
         bot, store, queues = self.parts.open()
-        app = build_app(bot, signing_secret=self.signing_secret)
+        app = build_app(bot)
         application = wsgi_app(
             app,
             signing_secret=self.signing_secret,
@@ -115,7 +115,7 @@ class SocketModeFront:
         from slack_bolt.adapter.socket_mode import SocketModeHandler
 
         bot, _store, _queues = self.parts.open()
-        handler = SocketModeHandler(build_app(bot, signing_secret=None, socket_mode=True), self.app_token)
+        handler = SocketModeHandler(build_app(bot, socket_mode=True), self.app_token)
         handler.connect()
         self.handler = handler
 

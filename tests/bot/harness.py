@@ -459,7 +459,7 @@ def running_bot(
         progress_interval=progress_interval,
         now=lambda: now,
     )
-    app = build_app(bot, signing_secret=SIGNING_SECRET)
+    app = build_app(bot)
     application = wsgi_app(
         app, signing_secret=SIGNING_SECRET, store=store, ready=lambda: {"state": store.ping()}
     )

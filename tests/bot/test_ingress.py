@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from urllib.parse import urlencode
 
 import pytest
+from slack_sdk.signature import SignatureVerifier
 
 from blocks.prompts import ACTION_RERUN
 from bot.ingress import MAX_BODY_BYTES
@@ -207,3 +208,63 @@ def test_a_click_on_the_largest_message_the_bot_posts_is_accepted(bot: BotUnderT
     assert len(body.encode()) < MAX_BODY_BYTES
     reply = bot.slack.interaction(payload)
     assert reply.status == 200
+
+
+def test_a_request_without_a_valid_signature_reaches_no_listener(
+    slack_api: SlackApiStandIn, sqlite_store: StateStore
+) -> None:
+    """Bolt does not check signatures again: the check in front of it is the only one, so a command
+    or a mention that would start a diagnosis is stopped there, whatever is wrong with its signature."""
+    backend = ScriptedBackend(answer=lambda request: example_diagnosis(OOM), steps=())
+    with running_bot(slack_api, backend=backend, store=sqlite_store) as bot:
+        command = urlencode(
+            {
+                "command": "/diagnose",
+                "text": COMMAND,
+                "user_id": "U0MALLORY",
+                "channel_id": "C0INC0042",
+                "team_id": "T0ACME001",
+                "response_url": f"{slack_api.url}commands/T0ACME001/9/resp",
+                "trigger_id": "trigger.9",
+            }
+        )
+        mention = json.dumps(
+            {
+                "type": "event_callback",
+                "team_id": "T0ACME001",
+                "event_id": "Ev0FORGED1",
+                "event": {
+                    "type": "app_mention",
+                    "user": "U0MALLORY",
+                    "text": f"<@U0BOT> {COMMAND}",
+                    "ts": "1700000000.000100",
+                    "channel": "C0INC0042",
+                },
+            }
+        )
+        calls_at_start = len(slack_api.calls)  # the app's auth.test
+        now = int(time.time())
+        for body, content_type in (
+            (command, "application/x-www-form-urlencoded"),
+            (mention, "application/json"),
+        ):
+            other_secret = SignatureVerifier("not-the-signing-secret").generate_signature(
+                timestamp=str(now), body=body
+            )
+            over_other_bytes = bot.slack.verifier.generate_signature(timestamp=str(now), body=body + " ")
+            stale = now - 301
+            replies = [
+                bot.slack.post(body, content_type, signature=other_secret),
+                bot.slack.post(body, content_type, signature=over_other_bytes),
+                bot.slack.post(body, content_type, timestamp=stale),
+                bot.slack.post(body, content_type, signature="v0="),
+            ]
+            assert [reply.status for reply in replies] == [401, 401, 401, 401]
+        bot.idle()
+        assert backend.requests == []
+        assert slack_api.calls[calls_at_start:] == []
+        # The same command, signed: it runs (what the refusals above kept from happening).
+        assert bot.slack.post(command, "application/x-www-form-urlencoded").status == 200
+        slack_api.wait_for("chat.update", where=lambda c: "OOM_KILLED" in c.body.get("text", ""))
+        bot.idle()
+    assert len(backend.requests) == 1

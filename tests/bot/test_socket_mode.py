@@ -75,7 +75,7 @@ def connect(
         )
         workers = worker_side(queues)
         workers.start()
-        handler = SocketModeHandler(build_app(bot, signing_secret=None, socket_mode=True), APP_TOKEN)
+        handler = SocketModeHandler(build_app(bot, socket_mode=True), APP_TOKEN)
         handler.connect()
         opened.append(Connected(handler, workers))
         return opened[-1]
