@@ -76,6 +76,23 @@ class _TimedParser(HTTPRequestParser):  # type: ignore[misc]
 class _Channel(HTTPChannel):  # type: ignore[misc]
     parser_class = _TimedParser
 
+    def writable(self) -> bool:
+        """Not while a request thread holds the output lock, writing its response.
+
+        waitress's loop asks every connection `writable()` on each turn, and a connection with
+        output is writable, but while its request thread holds the output lock (it sends the
+        response itself, the interpreter lock released during the send) the loop can only try the
+        lock and fail: poll() returns at once, the loop turns again, holding the interpreter lock
+        and walking every open connection each time, until that thread gets the interpreter lock
+        back. Under a burst (200 connections open) that spin took most of the process's CPU. The
+        thread wakes the loop itself when it is done or could not send everything (waitress pulls
+        its trigger in both cases), so nothing waits for the loop's next timeout."""
+        if self.requests and not self.will_close:
+            if not self.outbuf_lock.acquire(False):
+                return False
+            self.outbuf_lock.release()
+        return bool(super().writable())
+
 
 class _Server(TcpWSGIServer):  # type: ignore[misc]
     channel_class = _Channel

@@ -59,3 +59,34 @@ def test_a_burst_is_acked_in_time_while_diagnoses_queue(
         slack_api.wait_for("files.completeUploadExternal", count=24, timeout=30)
         bot.idle(30)
     assert len(backend.requests) == 24
+
+
+def test_responses_larger_than_the_socket_buffers_arrive_whole_on_many_connections_at_once() -> None:
+    """The request threads send their responses themselves while the server's loop leaves a
+    connection alone whose thread is writing: what a thread could not send, the loop sends later,
+    to each client, in order."""
+    from collections.abc import Iterable, Iterator
+    from typing import Any
+
+    from bot.server import HttpServer
+
+    chunk_count, chunk_bytes = 48, 64 * 1024
+
+    def body_for(number: int) -> Iterator[bytes]:
+        for index in range(chunk_count):
+            yield bytes([65 + (number + index) % 26]) * chunk_bytes
+
+    def application(environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
+        number = int(environ["PATH_INFO"].rsplit("/", 1)[-1])
+        start_response("200 OK", [("Content-Length", str(chunk_count * chunk_bytes))])
+        return body_for(number)
+
+    server = HttpServer(application, threads=4).start()
+    try:
+        with ThreadPoolExecutor(max_workers=16) as pool:
+            bodies = list(
+                pool.map(lambda n: httpx.get(f"{server.url}/big/{n}", timeout=30).content, range(16))
+            )
+    finally:
+        server.stop()
+    assert [body == b"".join(body_for(number)) for number, body in enumerate(bodies)] == [True] * 16
