@@ -2,10 +2,10 @@
 acks and queues, the worker that runs the queue, and on one machine both from one command.
 
 In Kubernetes each runs in its own container and the platform restarts it. On one machine
-`diagnose bot` starts the worker as a child, whose diagnosis threads run at a lower CPU priority
-(nice +10, bot.queue.workers: an ack has 3 seconds; a report 100 ms later is not noticed), and
-serves the front itself; when either stops, both stop with
-the worker's exit code, so that the machine's service manager (systemd's Restart=, Docker's
+`diagnose bot` starts the worker as a child at a slightly lower CPU priority (nice +5), whose
+diagnosis threads run lower still (nice +10, bot.queue.workers: an ack has 3 seconds; a placeholder
+or a report 100 ms later is not noticed), and serves the front itself; when either stops, both stop
+with the worker's exit code, so that the machine's service manager (systemd's Restart=, Docker's
 --restart) restarts the bot. Nothing queued is lost meanwhile: the queue is on disk.
 """
 
@@ -36,6 +36,10 @@ log = logging.getLogger("diagnose.bot")
 BackendFactory = Callable[[], tuple[DiagnosisBackend, Policy]]
 # Set for the worker that `diagnose bot` starts: it stops when that process is gone.
 PARENT_ENV = "DIAGNOSE_BOT_PARENT_PID"
+# The niceness of the worker `diagnose bot` starts: a few steps below the front (at 0), still above
+# the diagnosis threads (bot.queue.workers). Not lower: a worker thread descheduled while it holds a
+# SQLite write lock makes the front's next write wait for it (at nice +10, acks waited 2 s at load 8).
+WORKER_NICE = 5
 # A stopping worker gives running tasks this long, then queues them again (the chart's
 # terminationGracePeriodSeconds leaves room for it).
 STOP_GRACE_SECONDS = 25.0
@@ -145,8 +149,7 @@ def run_front(front: Front) -> int:
 def run_with_worker(front: Front, *, worker_command: list[str]) -> int:
     """The front here and the worker as a child (`diagnose bot` on one machine)."""
     stop = _stop_on_signals()
-    # The worker runs at the normal priority; its diagnosis threads lower their own
-    # (bot.queue.workers).
+    # The worker lowers its own priority a little (WORKER_NICE), its diagnosis threads further.
     worker = subprocess.Popen(worker_command, env={**os.environ, PARENT_ENV: str(os.getpid())})
     exit_code = 0
 
@@ -175,11 +178,24 @@ def run_with_worker(front: Front, *, worker_command: list[str]) -> int:
     return exit_code
 
 
+def _yield_to_the_front() -> None:
+    """On one machine (the worker `diagnose bot` starts), the worker's threads run at nice
+    WORKER_NICE: when both want the CPU, the front's acks (3 s) come first. Linux gives each thread
+    its own niceness and a new thread inherits its creator's, so this runs before the worker starts
+    any; its diagnosis threads then lower themselves further (bot.queue.workers)."""
+    try:
+        os.nice(WORKER_NICE)
+    except OSError:  # not allowed here (some sandboxes): the normal priority
+        log.info("could not lower the worker's CPU priority")
+
+
 def run_worker(parts: Parts, *, health_port: int | None = None) -> int:
     """A worker (`--role worker`): both queues' consumers, until SIGTERM or SIGINT (or, started by
     `diagnose bot`, until that process is gone)."""
     from bot.server import prepare_worker_process
 
+    if os.environ.get(PARENT_ENV):
+        _yield_to_the_front()
     stop = _stop_on_signals()
     bot, store, queues = parts.open()
     if bot.runtime.services.backend.name == "live":
