@@ -12,11 +12,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from dataclasses import field as dataclass_field
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from diagnosis.logs.rules import own_fault, reading_of
-from diagnosis.runai import k8s_views, parse
+from diagnosis.runai import parse
 from diagnosis.timeutil import iso, naive_log_instant, parse_instant
+
+if TYPE_CHECKING:
+    from diagnosis.runai import k8s_views  # the Kubernetes views: read only with Tier-2 answers
 
 ObservationKind = Literal[
     "phase_message",  # status phaseMessage / phaseReason

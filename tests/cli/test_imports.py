@@ -103,6 +103,8 @@ def test_replaying_a_runai_bundle_loads_neither_kubernetes_nor_modelarts() -> No
         assert "diagnosis.runai.workflow" in modules  # it did diagnose
         assert loaded(modules, *LIVE_ONLY, *FACES, *CHARTS, *ONE_JOB_NEVER) == []
         assert loaded(modules, "diagnosis.runai.scan", "diagnosis.modelarts.workflow") == []
+        # The views of Kubernetes objects are read only where Tier-2 answers were recorded.
+        assert ("diagnosis.runai.k8s_views" in modules) is (bundle == RUNAI_TIER2_BUNDLE)
 
 
 def test_replaying_a_modelarts_bundle_loads_no_runai_workflow() -> None:

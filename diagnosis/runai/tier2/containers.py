@@ -4,10 +4,13 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from diagnosis.runai import k8s_views
 from diagnosis.runai.tier2.evidence import ContainerFacts, PodTarget
 from diagnosis.timeutil import parse_instant
+
+if TYPE_CHECKING:
+    from diagnosis.runai import k8s_views  # the Kubernetes views: read only with Tier-2 answers
 
 
 def main_container(pod: k8s_views.K8sPod | None, target: PodTarget) -> tuple[str | None, bool]:

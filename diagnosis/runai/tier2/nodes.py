@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from diagnosis.render.i18n import Translator
-from diagnosis.runai import k8s_views, parse
+from diagnosis.runai import parse
 from diagnosis.runai.signals import from_node
 from diagnosis.runai.tier2.evidence import MAX_PODS, Fetcher, Tier2Evidence
 
+if TYPE_CHECKING:
+    pass  # the Kubernetes views: read only with Tier-2 answers
+
 
 async def read_nodes(source: Fetcher, *, nodes: Sequence[str], t: Translator) -> Tier2Evidence:
+    from diagnosis.runai import k8s_views
+
     found = Tier2Evidence()
     answers = await asyncio.gather(*(source.fetch("k8s.read_node", name=name) for name in nodes[:MAX_PODS]))
     for name, answer in zip(nodes, answers, strict=False):

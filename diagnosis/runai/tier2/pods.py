@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from diagnosis.evidence.answer import Answer
 from diagnosis.render.i18n import Translator
-from diagnosis.runai import k8s_views, parse
+from diagnosis.runai import parse
 from diagnosis.runai.signals import (
     Observation,
     collectives_after_a_peer,
@@ -20,6 +20,9 @@ from diagnosis.runai.signals import (
 )
 from diagnosis.runai.tier2.containers import facts_of, finished_at, main_container
 from diagnosis.runai.tier2.evidence import MAX_PODS, Fetcher, PodTarget, Tier2Evidence, note_failure
+
+if TYPE_CHECKING:
+    from diagnosis.runai import k8s_views  # the Kubernetes views: read only with Tier-2 answers
 
 LOG_TAIL_LINES = 200
 LOG_LIMIT_BYTES = 1_048_576
@@ -112,6 +115,8 @@ def _read_pod_object(
     found = Tier2Evidence()
     pod: k8s_views.K8sPod | None = None
     if pod_answer.ok:
+        from diagnosis.runai import k8s_views
+
         pod, problem = parse.view(k8s_views.K8sPod, pod_answer.body)
         if pod is None:
             found.limitations.append(
@@ -157,6 +162,8 @@ def _absorb_events(
     found: Tier2Evidence, events_answer: Answer, target: PodTarget, t: Translator, *, pod_gone: bool
 ) -> None:
     if events_answer.ok:
+        from diagnosis.runai import k8s_views
+
         events, problem = parse.view(k8s_views.K8sEventList, events_answer.body)
         if events is None:
             found.limitations.append(
